@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "AsyncNetworking",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [
+        .library(name: "AsyncNetworking", targets: ["AsyncNetworking"]),
+        .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
+        .executable(name: "demo", targets: ["AsyncNetworkingDemo"]),
+        .executable(name: "benchmarks", targets: ["Benchmarks"]),
+    ],
+    targets: [
+        .target(name: "AsyncNetworking"),
+        .target(name: "LoopbackServer"),
+        .executableTarget(
+            name: "AsyncNetworkingDemo",
+            dependencies: ["AsyncNetworking", "LoopbackServer"]
+        ),
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: ["AsyncNetworking", "LoopbackServer"],
+            path: "Benchmarks/Sources/benchmarks"
+        ),
+        .testTarget(
+            name: "AsyncNetworkingTests",
+            dependencies: ["AsyncNetworking", "LoopbackServer"]
+        ),
+        .testTarget(
+            name: "LoopbackServerTests",
+            dependencies: ["LoopbackServer"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,159 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one error type AsyncNetworking throws.
+///
+/// Every failure — a bad URL caught before sending, a transport error from URLSession, a status code
+/// or content type the response validation refused, a body that could not be decoded, a cancelled
+/// task — is a `NetworkingError`. ``kind`` says which; the other properties carry what was known when
+/// it happened, so a caller can read a server's error JSON from ``body`` and its status from
+/// ``response``.
+///
+/// The ``description`` is safe to log: it names the method, the URL (with any user and password
+/// removed) and the status, and never prints header values such as `Authorization` or cookies.
+public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// What went wrong.
+    public enum Kind: Sendable, Hashable {
+        /// A URL string could not be parsed, or has no scheme or host.
+        case invalidURL
+        /// The URL's scheme is not `http` or `https`.
+        case unsupportedScheme(String)
+        /// Parameters could not be encoded into the request (for example a `NaN` for JSON).
+        case requestSerializationFailed
+        /// URLSession reported a transport failure; the associated code is URLSession's.
+        case transport(URLError.Code)
+        /// The response arrived but its status code was not acceptable.
+        case unacceptableStatusCode(Int)
+        /// The response arrived but its `Content-Type` (the associated value, if any) was not acceptable.
+        case unacceptableContentType(String?)
+        /// The body could not be turned into the requested value (the decoding error is ``NetworkingError/underlyingError``).
+        case responseSerializationFailed
+        /// The transfer was cancelled: by ``TransferHandle/cancel()``, by the caller's `Task`, or by abandoning its event stream.
+        case cancelled
+        /// The session was invalidated before or while the transfer ran.
+        case sessionInvalidated
+        /// A downloaded file could not be moved to its destination; ``NetworkingError/fileURL`` says where the bytes are.
+        case downloadMoveFailed
+        /// The response body is larger than the limit (in bytes) the caller set.
+        case responseTooLarge(limit: Int64)
+        /// The stream's in-memory buffer passed its hard limit (in bytes) and spilling to disk is off.
+        case bufferLimitExceeded(limit: Int)
+        /// A local file (an upload source or a multipart part) could not be read; ``NetworkingError/fileURL`` names it.
+        case fileReadFailed
+        /// A local file could not be written; ``NetworkingError/fileURL`` names it.
+        case fileWriteFailed
+        /// The operation is not supported in the transfer's current state (the message says why).
+        case unsupportedOperation
+        /// The server required authentication and no (or no accepted) credential was available.
+        case authenticationFailed
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// A human-readable explanation of this particular failure.
+    public let message: String
+    /// The request that failed, when there was one.
+    public let request: URLRequest?
+    /// The HTTP response, when one arrived before the failure.
+    public let response: HTTPURLResponse?
+    /// The response body received before the failure, when there was one (for error payloads).
+    public let body: Data?
+    /// The error that caused this one (a `URLError`, a `DecodingError`, a POSIX error...), if any.
+    public let underlyingError: (any Error)?
+    /// A file involved in the failure: where the downloaded bytes are, or which file could not be read.
+    public let fileURL: URL?
+
+    /// Creates an error. Library users rarely need this; it is public for custom serializers and hooks.
+    public init(
+        _ kind: Kind,
+        _ message: String = "",
+        request: URLRequest? = nil,
+        response: HTTPURLResponse? = nil,
+        body: Data? = nil,
+        underlyingError: (any Error)? = nil,
+        fileURL: URL? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.request = request
+        self.response = response
+        self.body = body
+        self.underlyingError = underlyingError
+        self.fileURL = fileURL
+    }
+
+    /// The HTTP status code of ``response``, if a response arrived.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// The `URLError` code when ``kind`` is a transport failure, else `nil`.
+    public var urlErrorCode: URLError.Code? {
+        if case .transport(let code) = kind { return code }
+        return nil
+    }
+
+    /// Returns a copy with the request, response and body filled in where they were missing.
+    func adding(request: URLRequest? = nil, response: HTTPURLResponse? = nil, body: Data? = nil) -> NetworkingError {
+        NetworkingError(
+            kind, message,
+            request: self.request ?? request,
+            response: self.response ?? response,
+            body: self.body ?? body,
+            underlyingError: underlyingError,
+            fileURL: fileURL
+        )
+    }
+
+    /// A one-line description that never includes header values or URL credentials.
+    public var description: String {
+        var parts = ["NetworkingError.\(kindName)"]
+        if !message.isEmpty { parts.append(message) }
+        if let request {
+            parts.append("\(request.httpMethod ?? "GET") \(Self.redacted(request.url))")
+        }
+        if let response { parts.append("status \(response.statusCode)") }
+        if let fileURL { parts.append("file \(fileURL.path)") }
+        if let underlyingError, !(underlyingError is NetworkingError) {
+            parts.append("underlying: \(String(describing: underlyingError))")
+        }
+        return parts.joined(separator: " — ")
+    }
+
+    /// Same as ``description``, plus the size of the body.
+    public var debugDescription: String {
+        description + (body.map { " — body \($0.count) bytes" } ?? "")
+    }
+
+    private var kindName: String {
+        switch kind {
+        case .invalidURL: "invalidURL"
+        case .unsupportedScheme(let scheme): "unsupportedScheme(\(scheme))"
+        case .requestSerializationFailed: "requestSerializationFailed"
+        case .transport(let code): "transport(\(code.rawValue))"
+        case .unacceptableStatusCode(let code): "unacceptableStatusCode(\(code))"
+        case .unacceptableContentType(let type): "unacceptableContentType(\(type ?? "none"))"
+        case .responseSerializationFailed: "responseSerializationFailed"
+        case .cancelled: "cancelled"
+        case .sessionInvalidated: "sessionInvalidated"
+        case .downloadMoveFailed: "downloadMoveFailed"
+        case .responseTooLarge(let limit): "responseTooLarge(limit: \(limit))"
+        case .bufferLimitExceeded(let limit): "bufferLimitExceeded(limit: \(limit))"
+        case .fileReadFailed: "fileReadFailed"
+        case .fileWriteFailed: "fileWriteFailed"
+        case .unsupportedOperation: "unsupportedOperation"
+        case .authenticationFailed: "authenticationFailed"
+        }
+    }
+
+    /// The URL without user, password, query or fragment (queries often carry tokens).
+    static func redacted(_ url: URL?) -> String {
+        guard let url else { return "(no URL)" }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "(unprintable URL)" }
+        components.user = nil
+        components.password = nil
+        if components.query != nil { components.query = "…" }
+        components.fragment = nil
+        return components.string ?? "(unprintable URL)"
+    }
+}

@@ -1,0 +1,44 @@
+/// How a transfer's event stream bounds its memory when the consumer reads slower than the network
+/// delivers.
+///
+/// URLSession on Linux has no backpressure (it pushes data as fast as it arrives, and `suspend()`
+/// restarts a transfer from byte 0), so the stream bounds memory itself: at most ``highWaterMark``
+/// bytes of body are held in memory. Past that, with ``Overflow-swift.enum/spillToDisk``, further
+/// chunks are appended to an anonymous temporary file (created and immediately unlinked, so it
+/// disappears on every path, even a crash) and read back in order; spilling stops once the consumer
+/// has drained memory below ``lowWaterMark``. With ``Overflow-swift.enum/fail`` the transfer ends
+/// with ``NetworkingError/Kind/bufferLimitExceeded(limit:)`` instead.
+public struct BufferPolicy: Sendable, Hashable {
+    /// What to do when the in-memory buffer would pass ``highWaterMark``.
+    public enum Overflow: Sendable, Hashable {
+        /// Spill further chunks to a temporary file (the default).
+        case spillToDisk
+        /// End the transfer with ``NetworkingError/Kind/bufferLimitExceeded(limit:)``.
+        case fail
+    }
+
+    /// Bytes of body held in memory before ``overflow`` applies. Default 4 MiB.
+    public var highWaterMark: Int
+    /// Spilling stops when the in-memory buffer drains to this many bytes. Default 1 MiB.
+    public var lowWaterMark: Int
+    /// What happens past ``highWaterMark``. Default ``Overflow-swift.enum/spillToDisk``.
+    public var overflow: Overflow
+    /// Largest chunk read back from the spill file as one ``TransferEvent/data(_:)``. Default 64 KiB.
+    public var spillReadSize: Int
+
+    /// Creates a policy; `lowWaterMark` is clamped to `0...highWaterMark`.
+    public init(
+        highWaterMark: Int = 4 << 20,
+        lowWaterMark: Int = 1 << 20,
+        overflow: Overflow = .spillToDisk,
+        spillReadSize: Int = 64 << 10
+    ) {
+        self.highWaterMark = max(1, highWaterMark)
+        self.lowWaterMark = min(max(0, lowWaterMark), self.highWaterMark)
+        self.overflow = overflow
+        self.spillReadSize = max(1, spillReadSize)
+    }
+
+    /// 4 MiB in memory, then spill to disk.
+    public static let `default` = BufferPolicy()
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The hand-off point between a transfer's producer (the ``SessionManager`` actor, fed by URLSession
+/// delegate callbacks) and its one consumer (whoever iterates ``TransferEvents``).
+///
+/// The producer runs on the actor's queue and the consumer on any executor, so the buffer between
+/// them is guarded by a `Mutex` held only for the pure ``EventBuffer`` transitions; file I/O for
+/// spilled data and continuation resumption happen outside it. A consumer with data waiting takes it
+/// without any thread hop.
+final class EventChannel: Sendable {
+    private typealias Waiter = UnsafeContinuation<Void, Never>
+
+    private struct State {
+        var buffer: EventBuffer<Waiter>
+        var spill: SpillFile?
+        var spillEnd: Int64 = 0
+    }
+
+    private let state: Mutex<State>
+    private let requestCancel: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - policy: watermarks and overflow behaviour.
+    ///   - requestCancel: asks the manager to cancel the transfer (called when the consumer's task is
+    ///     cancelled or the consumer drops the stream while the transfer still runs).
+    init(policy: BufferPolicy, requestCancel: @escaping @Sendable () -> Void) {
+        state = Mutex(State(buffer: EventBuffer(policy: policy)))
+        self.requestCancel = requestCancel
+    }
+
+    // MARK: Producer side (the manager's executor)
+
+    /// Queues an event that is neither data nor progress.
+    func send(_ event: TransferEvent) {
+        state.withLock { $0.buffer.push(event) }?.resume()
+    }
+
+    /// Queues a body chunk, spilling it to disk past the high-water mark.
+    /// - Returns: an error when the transfer must fail (buffer limit with `.fail`, or the spill file
+    ///   could not be written).
+    func send(data: Data) -> NetworkingError? {
+        let action = state.withLock { $0.buffer.pushData(data) }
+        switch action {
+        case .queued(let waiter):
+            waiter?.resume()
+            return nil
+        case .drop:
+            return nil
+        case .overflow(let limit):
+            return NetworkingError(
+                .bufferLimitExceeded(limit: limit),
+                "the consumer fell more than \(limit) bytes behind and spilling to disk is off"
+            )
+        case .spill:
+            return spill(data)
+        }
+    }
+
+    private func spill(_ data: Data) -> NetworkingError? {
+        // Only the producer (one serial executor) writes, so reserving the range and writing it
+        // outside the lock cannot race with another writer.
+        let reserved: Result<(SpillFile, Int64), NetworkingError> = state.withLock { state in
+            do throws(NetworkingError) {
+                let file: SpillFile
+                if let existing = state.spill {
+                    file = existing
+                } else {
+                    file = try SpillFile()
+                    state.spill = file
+                }
+                let offset = state.spillEnd
+                state.spillEnd += Int64(data.count)
+                return .success((file, offset))
+            } catch {
+                return .failure(error)
+            }
+        }
+        do throws(NetworkingError) {
+            let (file, offset) = try reserved.get()
+            try file.write(data, at: offset)
+            state.withLock { $0.buffer.pushSpilled(offset: offset, length: data.count) }?.resume()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Records upload or download progress (coalesced with undelivered progress).
+    func send(progress: TransferProgress, upload: Bool) {
+        state.withLock { $0.buffer.pushProgress(upload: upload, progress) }?.resume()
+    }
+
+    /// Ends the stream successfully with `.completed(metrics)`.
+    func finish(_ metrics: TransferMetrics) {
+        state.withLock { $0.buffer.finish(metrics) }?.resume()
+    }
+
+    /// Ends the stream with `error`, thrown after the events already queued.
+    func fail(_ error: NetworkingError) {
+        state.withLock { $0.buffer.fail(error) }?.resume()
+    }
+
+    /// Whether the consumer left or the stream ended.
+    var isClosed: Bool { state.withLock { $0.buffer.isClosed } }
+
+    /// Body bytes held in memory and in the spill file (for tests and diagnostics).
+    var bufferedBytes: (memory: Int, spilled: Int64) {
+        state.withLock { ($0.buffer.memoryBytes, $0.buffer.spilledBytes) }
+    }
+
+    // MARK: Consumer side (any executor)
+
+    /// The next event, `nil` after `.completed`, or throws the transfer's error. Cancelling the
+    /// calling task cancels the transfer and throws ``NetworkingError/Kind/cancelled``.
+    func next() async throws(NetworkingError) -> TransferEvent? {
+        while true {
+            if Task.isCancelled {
+                consumerLeft()
+                throw NetworkingError(.cancelled, "the task iterating the transfer's events was cancelled")
+            }
+            let (action, spill) = state.withLock { ($0.buffer.next(), $0.spill) }
+            switch action {
+            case .event(let event):
+                return event
+            case .readSpill(let offset, let length):
+                guard let spill else { preconditionFailure("spilled data without a spill file") }
+                do {
+                    return .data(try spill.read(at: offset, length: length))
+                } catch {
+                    consumerLeft()
+                    throw error
+                }
+            case .fail(let error):
+                throw error
+            case .end:
+                return nil
+            case .suspend:
+                await withTaskCancellationHandler {
+                    await withUnsafeContinuation { (waiter: Waiter) in
+                        state.withLock { $0.buffer.park(waiter) }?.resume()
+                    }
+                } onCancel: {
+                    self.consumerLeft()
+                }
+            }
+        }
+    }
+
+    /// The consumer is gone (cancelled, or dropped every reference to the stream): discard what is
+    /// queued and cancel the transfer if it still runs.
+    func consumerLeft() {
+        let (waiter, wasOpen) = state.withLock { $0.buffer.consumerLeft() }
+        waiter?.resume()
+        if wasOpen { requestCancel() }
+    }
+}

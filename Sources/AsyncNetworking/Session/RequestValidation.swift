@@ -1,0 +1,39 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Checks made before anything is sent, so bad input fails with a clear error instead of a
+/// URLSession error code (or a hang).
+enum RequestValidation {
+    /// Accepts `http` and `https` URLs with a host.
+    static func validate(_ request: URLRequest) throws(NetworkingError) {
+        guard let url = request.url else {
+            throw NetworkingError(.invalidURL, "the request has no URL", request: request)
+        }
+        try validate(url, request: request)
+    }
+
+    /// Accepts `http` and `https` URLs with a host.
+    static func validate(_ url: URL, request: URLRequest? = nil) throws(NetworkingError) {
+        guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else {
+            throw NetworkingError(.invalidURL, "the URL has no scheme", request: request)
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw NetworkingError(.unsupportedScheme(scheme), "only http and https are supported", request: request)
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw NetworkingError(.invalidURL, "the URL has no host", request: request)
+        }
+    }
+
+    /// Parses a URL string, throwing ``NetworkingError/Kind/invalidURL`` when it is not a valid
+    /// absolute http(s) URL.
+    static func url(from string: String) throws(NetworkingError) -> URL {
+        guard let url = URL(string: string) else {
+            throw NetworkingError(.invalidURL, "not a valid URL: \(string.prefix(200))")
+        }
+        try validate(url)
+        return url
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one session-level URLSession delegate, routing every callback by task identifier into the
+/// ``SessionManager`` actor (per-task delegates are unreliable on Linux).
+///
+/// Callbacks arrive on the manager's own executor queue, so each enters the actor synchronously with
+/// `assumeIsolated`. When the manager is gone, every completion handler is still called (with the
+/// safe answer), so URLSession never waits forever.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // reason: `manager` is written once in SessionManager.init, before the session can call back,
+    // and read only on the delegate queue afterwards.
+    private weak var manager: SessionManager?
+
+    func attach(_ manager: SessionManager) { self.manager = manager }
+
+    // MARK: Task lifecycle
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        // The disposition is ignored on Linux; cancellation goes through task.cancel().
+        completionHandler(.allow)
+        manager?.assumeIsolated { $0.taskDidReceive(response: response, task: dataTask) }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        manager?.assumeIsolated { $0.taskDidReceive(data: data, task: dataTask) }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        manager?.assumeIsolated {
+            $0.taskDidSend(bytes: bytesSent, totalExpected: totalBytesExpectedToSend, task: task)
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        manager?.assumeIsolated { $0.taskDidComplete(task: task, error: error) }
+    }
+
+    func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
+        manager?.assumeIsolated { $0.sessionDidBecomeInvalid() }
+    }
+
+    // MARK: Decisions
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard let manager else { return completionHandler(request) }
+        manager.assumeIsolated {
+            $0.taskWillRedirect(task: task, response: response, newRequest: request, completion: completionHandler)
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // Implementing this task-level method is what keeps a 401 with WWW-Authenticate from
+        // hanging on Linux; without a credential the answer is always an explicit cancel.
+        guard let manager else { return completionHandler(.cancelAuthenticationChallenge, nil) }
+        manager.assumeIsolated {
+            $0.taskDidReceive(challenge: challenge, task: task, completion: completionHandler)
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // Session-level challenges are server-trust evaluations (Apple platforms only; Linux never
+        // delivers them): keep the system's evaluation.
+        completionHandler(.performDefaultHandling, nil)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
+        completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
+    ) {
+        guard let manager else { return completionHandler(proposedResponse) }
+        manager.assumeIsolated {
+            $0.taskWillCache(proposedResponse, task: dataTask, completion: completionHandler)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Async closures that customise how the manager reacts to URLSession's decisions — AFNetworking's
+/// block properties (`setTaskWillPerformHTTPRedirectionBlock:`, `setTaskDidReceiveAuthenticationChallengeBlock:`,
+/// `setDataTaskWillCacheResponseBlock:`, `setDataTaskDidReceiveResponseBlock:`).
+///
+/// Set them with ``SessionManager/setHooks(_:)``. Each runs off the manager's executor; while it
+/// runs, the transfer waits (for a response hook, its body is held back until the hook decides).
+public struct SessionHooks: Sendable {
+    /// Decides a redirect: return the request to follow (as proposed, or modified), or `nil` to
+    /// refuse — the 3xx response and its body are then delivered as the transfer's result.
+    public typealias Redirect = @Sendable (_ redirect: RedirectContext) async -> URLRequest?
+    /// Answers an authentication challenge for a transfer.
+    public typealias Challenge = @Sendable (_ challenge: ChallengeContext) async -> ChallengeDisposition
+    /// Returns the response to store in the `URLCache` (possibly modified), or `nil` to store nothing.
+    public typealias Cache = @Sendable (_ proposed: CachedURLResponse) async -> CachedURLResponse?
+    /// Decides whether to go on with a transfer once its final response head has arrived.
+    public typealias Response = @Sendable (_ response: HTTPURLResponse, _ request: URLRequest) async -> ResponseDisposition
+
+    /// Redirect hook; `nil` follows every redirect URLSession proposes.
+    public var redirect: Redirect?
+    /// Challenge hook; `nil` uses the credentials registered with
+    /// ``SessionManager/setCredential(_:forHost:)``, else refuses.
+    public var challenge: Challenge?
+    /// Cache hook; `nil` stores what URLSession proposes (nothing, with the default configuration).
+    public var cache: Cache?
+    /// Response hook; `nil` allows every response.
+    public var response: Response?
+
+    /// Creates hooks; each defaults to `nil` (URLSession's usual behaviour, made safe on Linux).
+    public init(redirect: Redirect? = nil, challenge: Challenge? = nil, cache: Cache? = nil, response: Response? = nil) {
+        self.redirect = redirect
+        self.challenge = challenge
+        self.cache = cache
+        self.response = response
+    }
+}
+
+/// A redirect URLSession proposes to follow.
+public struct RedirectContext: Sendable {
+    /// The transfer being redirected.
+    public let transfer: TransferID
+    /// The request the transfer started with.
+    public let originalRequest: URLRequest
+    /// The 3xx response.
+    public let response: HTTPURLResponse
+    /// The request URLSession would send next.
+    public let proposedRequest: URLRequest
+    /// How many redirects this transfer has already followed.
+    public let redirectCount: Int
+}
+
+/// An authentication challenge for a transfer.
+public struct ChallengeContext: Sendable {
+    /// The transfer challenged.
+    public let transfer: TransferID
+    /// URLSession's challenge (protection space, previous failure count, the 401/407 response).
+    public let challenge: URLAuthenticationChallenge
+    /// The host asking, for choosing a per-host credential.
+    public var host: String { challenge.protectionSpace.host }
+    /// The authentication method (`NSURLAuthenticationMethodHTTPBasic`, `...HTTPDigest`, ...).
+    public var authenticationMethod: String { challenge.protectionSpace.authenticationMethod }
+    /// How many credentials were already rejected for this transfer.
+    public var previousFailureCount: Int { challenge.previousFailureCount }
+}
+
+/// How to answer an authentication challenge.
+///
+/// On Linux, URLSession hangs on a 401 with `WWW-Authenticate` unless the challenge is answered, and
+/// retries a rejected credential forever; the manager therefore refuses when there is no credential,
+/// and after ``SessionManager/maxAuthenticationAttempts`` rejected attempts.
+public enum ChallengeDisposition: Sendable {
+    /// Retry the request with this credential.
+    case useCredential(URLCredential)
+    /// Give up: the 401/407 response already received becomes the transfer's result.
+    case refuse
+}
+
+/// Whether to go on with a transfer after its response head.
+public enum ResponseDisposition: Sendable {
+    /// Deliver the body.
+    case allow
+    /// Cancel the transfer; it fails with ``NetworkingError/Kind/cancelled``.
+    case cancel
+}

@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the manager does with each URLSession callback, once routed to its transfer.
+/// Everything here runs synchronously on the manager's executor (the delegate queue).
+extension SessionManager {
+    func taskDidReceive(response: URLResponse, task: URLSessionTask) {
+        guard let state = transfersByTask[task.taskIdentifier] else { return }
+        guard let http = response as? HTTPURLResponse else {
+            return fail(state, with: NetworkingError(
+                .transport(.badServerResponse), "the response is not HTTP", request: state.originalRequest
+            ))
+        }
+        // Interim 1xx responses (100 Continue, 103 Early Hints) are not the response.
+        guard http.statusCode >= 200 else { return }
+        if state.deferred != nil { return state.deferred!.append(.response(http)) }
+        process(response: http, for: state)
+    }
+
+    func taskDidReceive(data: Data, task: URLSessionTask) {
+        guard let state = transfersByTask[task.taskIdentifier] else { return }
+        if state.deferred != nil { return state.deferred!.append(.data(data)) }
+        process(data: data, for: state)
+    }
+
+    func taskDidSend(bytes: Int64, totalExpected: Int64, task: URLSessionTask) {
+        guard let state = transfersByTask[task.taskIdentifier], bytes > 0 else { return }
+        // URLSession's running total can repeat or jump on Linux; the per-call delta is exact.
+        state.bytesSent += bytes
+        if state.expectedToSend == nil, totalExpected > 0 { state.expectedToSend = totalExpected }
+        if let expected = state.expectedToSend, state.bytesSent > expected { state.expectedToSend = state.bytesSent }
+        if state.sink.wantsProgress { state.sink.didProgress(state.uploadProgress, upload: true) }
+    }
+
+    func taskDidComplete(task: URLSessionTask, error: (any Error)?) {
+        guard let state = transfersByTask[task.taskIdentifier] else { return }
+        if state.deferred != nil {
+            state.deferred!.append(.complete(error))
+            // A held-back 401/407 whose challenge never came is final.
+            if state.pendingAuthentication != nil { deliverPendingAuthentication(of: state) }
+            return
+        }
+        process(completionError: error, for: state)
+    }
+
+    // MARK: Processing
+
+    func process(response: HTTPURLResponse, for state: TransferState) {
+        guard state.phase == .running, state.cancellation == nil else { return }
+        if state.response != nil { state.resetReceived() }
+        state.response = response
+        state.responseInstant = .now
+        state.expectedToReceive = TransferState.expectedBodyLength(of: response)
+        if let limit = state.options.maxResponseBytes, let expected = state.expectedToReceive, expected > limit {
+            return fail(state, with: tooLarge(state, limit: limit, detail: "Content-Length is \(expected)"))
+        }
+        if holdsBackAuthenticationResponse(response) {
+            // A credential may answer the challenge that follows; until then this 401/407 and its
+            // body might be replaced by the retry's response, so nothing is delivered yet.
+            state.deferred = []
+            state.pendingAuthentication = response
+            return
+        }
+        if let hook = hooks.response {
+            state.deferred = []
+            return decideResponse(response, for: state, hook: hook)
+        }
+        if let error = state.sink.didReceive(response: response, for: state) {
+            fail(state, with: error)
+        }
+    }
+
+    func process(data: Data, for state: TransferState) {
+        guard state.phase == .running, state.cancellation == nil else { return }
+        if state.firstByteInstant == nil { state.firstByteInstant = .now }
+        state.bytesReceived += Int64(data.count)
+        if let limit = state.options.maxResponseBytes, state.bytesReceived > limit {
+            return fail(state, with: tooLarge(state, limit: limit, detail: "received \(state.bytesReceived) bytes"))
+        }
+        if let error = state.sink.didReceive(data: data, for: state) {
+            return fail(state, with: error.adding(request: state.originalRequest, response: state.response))
+        }
+        if state.sink.wantsProgress { state.sink.didProgress(state.downloadProgress, upload: false) }
+    }
+
+    func process(completionError error: (any Error)?, for state: TransferState) {
+        if let task = state.task { transfersByTask[task.taskIdentifier] = nil }
+        if let cancellation = state.cancellation {
+            return finish(state, .failure(cancellation.adding(request: state.originalRequest, response: state.response)))
+        }
+        if let error {
+            let mapped = NetworkingError.transport(error, request: state.originalRequest, response: state.response, body: nil)
+            // A refused challenge surfaces as a cancel: the 401/407 already received is the result.
+            guard state.refusedChallenge, mapped.kind == .cancelled, state.response != nil else {
+                return finish(state, .failure(mapped))
+            }
+        }
+        guard state.response != nil else {
+            return finish(state, .failure(NetworkingError(
+                .transport(.badServerResponse), "the transfer ended without an HTTP response",
+                request: state.originalRequest
+            )))
+        }
+        if state.sink.wantsProgress, state.bytesReceived == 0 {
+            state.sink.didProgress(state.downloadProgress, upload: false)
+        }
+        finish(state, .success(state.metrics()))
+    }
+
+    /// Replays callbacks held back while a decision was pending, in their original order.
+    func releaseDeferred(of state: TransferState) {
+        guard let held = state.deferred else { return }
+        state.deferred = nil
+        for (index, callback) in held.enumerated() {
+            switch callback {
+            case .response(let response): process(response: response, for: state)
+            case .data(let data): process(data: data, for: state)
+            case .complete(let error): process(completionError: error, for: state)
+            }
+            if state.deferred != nil {
+                // A replayed response started a new decision: keep the rest for after it.
+                state.deferred! += held[(index + 1)...]
+                return
+            }
+        }
+    }
+
+    private func tooLarge(_ state: TransferState, limit: Int64, detail: String) -> NetworkingError {
+        NetworkingError(
+            .responseTooLarge(limit: limit), "the response body is larger than \(limit) bytes (\(detail))",
+            request: state.originalRequest, response: state.response
+        )
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Invalidation and the session-wide event stream.
+extension SessionManager {
+    /// Stops accepting transfers and lets running ones finish (URLSession's
+    /// `finishTasksAndInvalidate()`); returns once URLSession reports the session invalid.
+    ///
+    /// Transfers that were held or waiting for a slot never start: they fail with
+    /// ``NetworkingError/Kind/sessionInvalidated``. New transfers fail the same way.
+    public func invalidate() async {
+        guard lifecycle == .active else { return await waitForInvalidation() }
+        lifecycle = .finishing
+        failWaitingTransfers()
+        session.finishTasksAndInvalidate()
+        await waitForInvalidation()
+    }
+
+    /// Cancels every transfer and invalidates the session (URLSession's `invalidateAndCancel()`);
+    /// returns once URLSession reports the session invalid. Every open event stream ends with
+    /// ``NetworkingError/Kind/sessionInvalidated``; afterwards ``activeTransferCount`` is zero.
+    public func invalidateAndCancel() async {
+        if lifecycle == .active || lifecycle == .finishing {
+            lifecycle = .cancelling
+            failWaitingTransfers()
+            let reason = NetworkingError(.sessionInvalidated, "the session manager was invalidated and its transfers cancelled")
+            for state in transfers.values where state.phase == .running && state.cancellation == nil {
+                state.cancellation = reason
+            }
+            session.invalidateAndCancel()
+        }
+        await waitForInvalidation()
+    }
+
+    /// A stream of session-wide events (transfer resumed, suspended, completed; session
+    /// invalidated), replacing AFNetworking's notifications. Each call returns a new, independent
+    /// stream that sees events from now on; it finishes after ``SessionEvent/invalidated``.
+    ///
+    /// - Parameter limit: events kept for a slow reader before the oldest are dropped. Default 4096.
+    public func sessionEvents(bufferingNewest limit: Int = 4096) -> AsyncStream<SessionEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SessionEvent.self, bufferingPolicy: .bufferingNewest(limit))
+        guard lifecycle != .invalidated else {
+            continuation.yield(.invalidated)
+            continuation.finish()
+            return stream
+        }
+        lastObserverID += 1
+        let id = lastObserverID
+        observers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            self?.perform { $0.observers[id] = nil }
+        }
+        return stream
+    }
+
+    func broadcast(_ event: SessionEvent) {
+        guard !observers.isEmpty else { return }
+        for observer in observers.values { observer.yield(event) }
+    }
+
+    func sessionDidBecomeInvalid() {
+        lifecycle = .invalidated
+        // URLSession has completed every task by now; anything left never had a task.
+        for state in Array(transfers.values) {
+            finish(state, .failure(NetworkingError(
+                .sessionInvalidated, "the session was invalidated", request: state.originalRequest
+            )))
+        }
+        broadcast(.invalidated)
+        for observer in observers.values { observer.finish() }
+        observers.removeAll()
+        let waiters = invalidationWaiters
+        invalidationWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func waitForInvalidation() async {
+        guard lifecycle != .invalidated else { return }
+        await withUnsafeContinuation { invalidationWaiters.append($0) }
+    }
+
+    private func failWaitingTransfers() {
+        let reason = NetworkingError(.sessionInvalidated, "the session manager was invalidated before the transfer started")
+        for id in scheduler.removeAllWaiting() {
+            if let state = transfers[id] { finish(state, .failure(reason.adding(request: state.originalRequest))) }
+        }
+        for state in Array(transfers.values) where state.phase == .waiting {
+            finish(state, .failure(reason.adding(request: state.originalRequest)))
+        }
+    }
+}
+
+/// Runs `body` with a new ``SessionManager`` and always shuts it down afterwards with
+/// ``SessionManager/invalidateAndCancel()``, whether `body` returns or throws.
+///
+/// - Parameters:
+///   - configuration: the session configuration. Default ``SessionManager/defaultConfiguration()``.
+///   - maxConcurrentTransfers: the manager's concurrency limit. Default `nil`.
+///   - body: the work; transfers still running when it returns are cancelled.
+public func withSessionManager<Result>(
+    configuration: URLSessionConfiguration = SessionManager.defaultConfiguration(),
+    maxConcurrentTransfers: Int? = nil,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (SessionManager) async throws -> Result
+) async rethrows -> Result {
+    let manager = SessionManager(configuration: configuration, maxConcurrentTransfers: maxConcurrentTransfers)
+    do {
+        let result = try await body(manager)
+        await manager.invalidateAndCancel()
+        return result
+    } catch {
+        await manager.invalidateAndCancel()
+        throw error
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Registering, starting, cancelling and finishing transfers: the only code that changes the registry.
+extension SessionManager {
+    /// Validates and registers a transfer, and starts it unless it is held or must wait for a slot.
+    /// The sink is attached before any URLSession task exists, so no event can be missed.
+    func register(
+        _ request: URLRequest, id: TransferID? = nil, upload: UploadSource, options: TransferOptions,
+        makeSink: (TransferID) -> any TransferSink
+    ) throws(NetworkingError) -> TransferState {
+        try RequestValidation.validate(request)
+        guard lifecycle == .active else {
+            throw NetworkingError(.sessionInvalidated, "the session manager was invalidated", request: request)
+        }
+        let id = id ?? nextTransferID()
+        let state = TransferState(id: id, request: request, upload: upload, options: options, sink: makeSink(id))
+        transfers[id] = state
+        if !state.isHeld { schedule(state) }
+        return state
+    }
+
+    /// Reserves the next transfer identifier.
+    func nextTransferID() -> TransferID {
+        lastTransferID += 1
+        return TransferID(rawValue: lastTransferID)
+    }
+
+    /// Starts the transfer now or queues it behind the concurrency limit.
+    func schedule(_ state: TransferState) {
+        if scheduler.admit(state.id, priority: state.options.priority) {
+            launch(state)
+        }
+    }
+
+    /// Starts a transfer the scheduler admitted from its queue.
+    func launchAdmitted(_ id: TransferID) {
+        guard let state = transfers[id], state.phase == .waiting else {
+            // Finished while waiting: give the slot back.
+            for next in scheduler.didFinishRunning() { launchAdmitted(next) }
+            return
+        }
+        launch(state)
+    }
+
+    /// Creates and resumes the URLSession task for an admitted transfer.
+    func launch(_ state: TransferState) {
+        let request = state.originalRequest
+        let task: URLSessionTask
+        switch state.upload {
+        case .none: task = session.dataTask(with: request)
+        case .data(let data): task = session.uploadTask(with: request, from: data)
+        case .file(let url): task = session.uploadTask(with: request, fromFile: url)
+        }
+        transfersByTask[task.taskIdentifier] = state
+        state.didStart(task)
+        task.resume()
+        broadcast(.transferResumed(state.id, request))
+    }
+
+    /// Cancels a transfer for `reason`: at once if it never started, else by cancelling its URLSession
+    /// task (the transfer finishes when URLSession confirms, within milliseconds).
+    func cancelTransfer(_ id: TransferID, reason: NetworkingError) {
+        guard let state = transfers[id] else { return }
+        switch state.phase {
+        case .waiting:
+            finish(state, .failure(reason.adding(request: state.originalRequest)))
+        case .running:
+            if state.cancellation == nil { state.cancellation = reason }
+            state.task?.cancel()
+            scheduleCancellationWatchdog(for: state)
+        case .finished:
+            break
+        }
+    }
+
+    /// Fails a running transfer from our side (a limit, a sink error) and stops its URLSession task.
+    func fail(_ state: TransferState, with error: NetworkingError) {
+        cancelTransfer(state.id, reason: error)
+    }
+
+    /// URLSession confirms a cancel within milliseconds; should it ever not, finish the transfer
+    /// anyway so no caller waits forever.
+    private func scheduleCancellationWatchdog(for state: TransferState) {
+        guard let task = state.task else { return }
+        let taskIdentifier = task.taskIdentifier
+        let id = state.id
+        executor.queue.asyncAfter(deadline: .now() + 5) { [weak self] in
+            self?.assumeIsolated { manager in
+                guard let stuck = manager.transfersByTask[taskIdentifier], stuck.id == id else { return }
+                manager.transfersByTask[taskIdentifier] = nil
+                manager.finish(stuck, .failure(stuck.cancellation ?? NetworkingError(.cancelled)))
+            }
+        }
+    }
+
+    /// Ends a transfer exactly once: tells its sink, removes it from the registry, frees its slot,
+    /// publishes the completion.
+    func finish(_ state: TransferState, _ result: Result<TransferMetrics, NetworkingError>) {
+        guard state.phase != .finished else { return }
+        let wasRunning = state.phase == .running
+        state.phase = .finished
+        state.deferred = nil
+        if let task = state.task, transfersByTask[task.taskIdentifier] === state {
+            transfersByTask[task.taskIdentifier] = nil
+        }
+        transfers[state.id] = nil
+        if wasRunning {
+            for id in scheduler.didFinishRunning() { launchAdmitted(id) }
+        } else {
+            scheduler.removeWaiting(state.id)
+        }
+        state.sink.didFinish(result, for: state)
+        switch result {
+        case .success: broadcast(.transferCompleted(state.id, nil))
+        case .failure(let error): broadcast(.transferCompleted(state.id, error))
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Starting transfers: handles with event streams, and the awaiting conveniences built on them.
+extension SessionManager {
+    /// Starts a data transfer and returns its handle; read its ``TransferHandle/events``.
+    ///
+    /// The event stream exists before the URLSession task starts, so nothing is missed however late
+    /// you iterate. Events are buffered until read (memory bounded by ``TransferOptions/buffer``).
+    ///
+    /// - Throws: ``NetworkingError/Kind/invalidURL`` or ``NetworkingError/Kind/unsupportedScheme(_:)``
+    ///   for a bad URL, ``NetworkingError/Kind/sessionInvalidated`` after invalidation — before
+    ///   anything is sent.
+    public func dataTask(with request: URLRequest, options: TransferOptions = .default) throws(NetworkingError) -> TransferHandle {
+        try makeHandle(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options)
+    }
+
+    /// Starts an upload of `body` and returns its handle; upload progress events report the bytes sent.
+    public func uploadTask(with request: URLRequest, from body: Data, options: TransferOptions = .default) throws(NetworkingError) -> TransferHandle {
+        try makeHandle(request, upload: .data(body), options: options)
+    }
+
+    /// Starts an upload of the file at `fileURL` (read from disk as it is sent, never whole into
+    /// memory) and returns its handle.
+    ///
+    /// - Throws: ``NetworkingError/Kind/fileReadFailed`` when the file does not exist or cannot be read.
+    public func uploadTask(with request: URLRequest, fromFile fileURL: URL, options: TransferOptions = .default) throws(NetworkingError) -> TransferHandle {
+        try Self.checkReadable(fileURL, request: request)
+        return try makeHandle(request, upload: .file(fileURL), options: options)
+    }
+
+    /// Loads `request` and returns the whole body and the response, for any status code.
+    ///
+    /// Suspends until the transfer ends. Cancelling the calling task cancels the transfer and throws
+    /// ``NetworkingError/Kind/cancelled`` once URLSession has stopped it (the registry is then clean).
+    public func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+        try await collect(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options)
+    }
+
+    /// Loads `url` with a GET and returns the whole body and the response. See ``data(for:options:)``.
+    public func data(from url: URL, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+        try await data(for: URLRequest(url: url), options: options)
+    }
+
+    /// Uploads `body` and returns the response body and response. See ``data(for:options:)``.
+    public func upload(for request: URLRequest, from body: Data, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+        try await collect(request, upload: .data(body), options: options)
+    }
+
+    /// Uploads the file at `fileURL` and returns the response body and response.
+    public func upload(for request: URLRequest, fromFile fileURL: URL, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+        try Self.checkReadable(fileURL, request: request)
+        return try await collect(request, upload: .file(fileURL), options: options)
+    }
+
+    /// Starts `request` and returns once the response head arrives: the response, and the body as
+    /// an `AsyncSequence` of `Data` chunks to read with `for try await chunk in body`.
+    ///
+    /// Memory stays bounded however slowly you read (see ``TransferOptions/buffer``). Dropping the
+    /// body sequence before the end cancels the transfer.
+    public func stream(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (ResponseBody, HTTPURLResponse) {
+        let handle = try dataTask(with: request, options: options)
+        var iterator = handle.events.makeAsyncIterator()
+        while let event = try await iterator.next() {
+            if case .response(let response) = event {
+                return (ResponseBody(lifetime: handle.lifetime), response)
+            }
+        }
+        throw NetworkingError(.transport(.badServerResponse), "the transfer ended without a response", request: request)
+    }
+
+    /// Starts a GET of `url`; see ``stream(for:options:)``.
+    public func stream(from url: URL, options: TransferOptions = .default) async throws(NetworkingError) -> (ResponseBody, HTTPURLResponse) {
+        try await stream(for: URLRequest(url: url), options: options)
+    }
+
+    // MARK: Internals
+
+    func makeHandle(_ request: URLRequest, upload: UploadSource, options: TransferOptions) throws(NetworkingError) -> TransferHandle {
+        var channel: EventChannel?
+        let state = try register(request, upload: upload, options: options) { id in
+            let made = EventChannel(policy: options.buffer) { [weak self] in
+                self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the event stream was cancelled or abandoned")) }
+            }
+            channel = made
+            return ChannelSink(channel: made)
+        }
+        return TransferHandle(id: state.id, originalRequest: request, manager: self, lifetime: ConsumerLifetime(channel: channel!))
+    }
+
+    func collect(_ request: URLRequest, upload: UploadSource, options: TransferOptions) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+        if Task.isCancelled {
+            throw NetworkingError(.cancelled, "the calling task was already cancelled", request: request)
+        }
+        let id = nextTransferID()
+        do {
+            return try await withTaskCancellationHandler {
+                try await withUnsafeThrowingContinuation { continuation in
+                    do {
+                        _ = try register(request, id: id, upload: upload, options: options) { _ in
+                            CollectorSink(continuation: continuation)
+                        }
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            } onCancel: { [weak self] in
+                // Runs the cancel on the executor after the current job, so after registration.
+                self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
+            }
+        } catch {
+            throw (error as? NetworkingError) ?? NetworkingError(.transport(.unknown), "\(error)", request: request, underlyingError: error)
+        }
+    }
+
+    static func checkReadable(_ fileURL: URL, request: URLRequest) throws(NetworkingError) {
+        var isDirectory: ObjCBool = false
+        guard fileURL.isFileURL,
+              FileManager.default.fileExists(atPath: fileURL.path, isDirectory: &isDirectory),
+              !isDirectory.boolValue,
+              FileManager.default.isReadableFile(atPath: fileURL.path)
+        else {
+            throw NetworkingError(.fileReadFailed, "no readable file at \(fileURL.path)", request: request, fileURL: fileURL)
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The heart of AsyncNetworking: one `URLSession` and the registry of its transfers, owned by an
+/// actor instead of a lock (AFNetworking's `AFURLSessionManager`).
+///
+/// The actor runs on the same serial queue URLSession delivers delegate callbacks on, so callbacks
+/// enter it synchronously and in order: no lock, no extra thread hop. Each transfer's callbacks feed
+/// its own event stream (``TransferEvents``), registered before the URLSession task starts.
+///
+/// ```swift
+/// let manager = SessionManager()
+/// let (body, response) = try await manager.data(from: url)
+/// let handle = try await manager.dataTask(with: URLRequest(url: url))
+/// for try await event in handle.events { ... }
+/// await manager.invalidateAndCancel()
+/// ```
+///
+/// On Linux the manager works around FoundationNetworking's known problems: it answers
+/// authentication challenges (a 401 would otherwise hang), never calls `suspend()` on a running
+/// URLSession task (it restarts the transfer from byte 0), ignores `1xx` responses, keeps its own
+/// byte counters and timings, and bounds stream memory itself.
+public actor SessionManager {
+    nonisolated let executor: QueueExecutor
+    nonisolated let delegate: SessionDelegate
+    /// The underlying URLSession. Its delegate is the manager; do not create tasks on it directly.
+    public nonisolated let session: URLSession
+
+    /// The registry: every transfer not yet finished, by its stable identifier.
+    var transfers: [TransferID: TransferState] = [:]
+    /// Running transfers by URLSession task identifier, for routing delegate callbacks.
+    var transfersByTask: [Int: TransferState] = [:]
+    var lastTransferID: UInt64 = 0
+    var scheduler: TransferScheduler
+    var lifecycle = Lifecycle.active
+    var invalidationWaiters: [UnsafeContinuation<Void, Never>] = []
+    var observers: [UInt64: AsyncStream<SessionEvent>.Continuation] = [:]
+    var lastObserverID: UInt64 = 0
+    var hooks = SessionHooks()
+    var credentials: [String: URLCredential] = [:]
+    /// Rejected credentials allowed per transfer before a challenge is refused. Default 2.
+    public var maxAuthenticationAttempts = 2
+
+    enum Lifecycle: Equatable {
+        case active
+        /// `invalidate()` was called: running transfers finish, none start.
+        case finishing
+        /// `invalidateAndCancel()` was called: running transfers are cancelled.
+        case cancelling
+        /// URLSession reported the session invalid.
+        case invalidated
+    }
+
+    /// The actor's executor: the URLSession delegate queue.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    /// Creates a manager with its own URLSession.
+    ///
+    /// - Parameters:
+    ///   - configuration: the session's configuration. Default: ``defaultConfiguration()``, tuned for
+    ///     services (no URL cache, no cookies, no credential storage).
+    ///   - maxConcurrentTransfers: at most this many transfers run at once; more wait in priority
+    ///     order (see ``TransferOptions/priority``). Default `nil`: no limit beyond URLSession's own
+    ///     `httpMaximumConnectionsPerHost`.
+    public init(
+        configuration: URLSessionConfiguration = SessionManager.defaultConfiguration(),
+        maxConcurrentTransfers: Int? = nil
+    ) {
+        let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
+        let delegateQueue = OperationQueue()
+        delegateQueue.name = "AsyncNetworking.SessionManager.delegate"
+        delegateQueue.maxConcurrentOperationCount = 1
+        delegateQueue.underlyingQueue = executor.queue
+        let delegate = SessionDelegate()
+        self.executor = executor
+        self.delegate = delegate
+        self.scheduler = TransferScheduler(limit: maxConcurrentTransfers)
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        delegate.attach(self)
+    }
+
+    deinit {
+        // URLSession retains its delegate until invalidated; the delegate only holds the manager weakly.
+        session.invalidateAndCancel()
+    }
+
+    /// The configuration AsyncNetworking uses by default, tuned for services calling services.
+    ///
+    /// Starts from `URLSessionConfiguration.default` and turns off what costs time per request and is
+    /// rarely wanted server-side: `urlCache` (`nil`, with `.reloadIgnoringLocalCacheData`), cookie
+    /// handling (`httpCookieStorage` `nil`, `httpShouldSetCookies` `false`) and `urlCredentialStorage`
+    /// (`nil`; give credentials per host with ``setCredential(_:forHost:)`` or a challenge hook).
+    /// On Linux this roughly doubles small-request throughput. Everything else keeps URLSession's
+    /// defaults (a 60 s request timeout, `httpMaximumConnectionsPerHost` of 6).
+    public static func defaultConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCredentialStorage = nil
+        return configuration
+    }
+
+    // MARK: Inspection
+
+    /// Transfers registered and not yet finished: running, waiting for a slot, or held.
+    /// Zero once every transfer has ended, on every path (success, error, cancel, abandonment).
+    public var activeTransferCount: Int { transfers.count }
+
+    /// Transfers with a URLSession task running now.
+    public var runningTransferCount: Int { transfersByTask.count }
+
+    /// Transfers waiting for a slot under ``maxConcurrentTransfers``.
+    public var waitingTransferCount: Int { scheduler.waitingCount }
+
+    /// The most transfers that have run at once.
+    public var peakRunningTransferCount: Int { scheduler.maxRunning }
+
+    /// At most this many transfers run at once (`nil`: no limit). See ``setMaxConcurrentTransfers(_:)``.
+    public var maxConcurrentTransfers: Int? { scheduler.limit }
+
+    /// Whether the session still accepts new transfers.
+    public var isActive: Bool { lifecycle == .active }
+
+    // MARK: Configuration
+
+    /// Changes the concurrency limit; waiting transfers start at once if it grew.
+    public func setMaxConcurrentTransfers(_ limit: Int?) {
+        for id in scheduler.setLimit(limit) { launchAdmitted(id) }
+    }
+
+    /// Replaces the hooks (redirect, challenge, cache, response). Applies to callbacks from now on.
+    public func setHooks(_ hooks: SessionHooks) {
+        self.hooks = hooks
+    }
+
+    /// Registers a credential answering HTTP Basic or Digest challenges from `host` (used when no
+    /// challenge hook is set). Pass `nil` to remove it.
+    public func setCredential(_ credential: URLCredential?, forHost host: String) {
+        credentials[host.lowercased()] = credential
+    }
+
+    /// Changes how many rejected credentials a transfer may try before the challenge is refused.
+    public func setMaxAuthenticationAttempts(_ attempts: Int) {
+        maxAuthenticationAttempts = max(0, attempts)
+    }
+
+    /// Runs `body` on the manager's executor from any thread, without creating a `Task`.
+    nonisolated func perform(_ body: @escaping @Sendable (isolated SessionManager) -> Void) {
+        executor.queue.async { self.assumeIsolated(body) }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One event in the life of a transfer, as delivered by ``TransferEvents``.
+///
+/// Events of one transfer arrive in the order they happened: upload progress (if there is a body),
+/// the final response (`1xx` interim responses are skipped), data chunks and download progress,
+/// for downloads the file, and finally ``completed(_:)``. A failure is not an event: the sequence
+/// throws a ``NetworkingError`` instead.
+///
+/// Progress events are *coalesced*: if several arrive before you read one, you get only the newest.
+/// They report what the network has sent or delivered, which can run ahead of the data chunks you
+/// have read. Data events are never dropped or merged out of order.
+public enum TransferEvent: Sendable {
+    /// Bytes of the request body sent so far.
+    case uploadProgress(TransferProgress)
+    /// The final HTTP response head (status and headers). Delivered once, before any data.
+    case response(HTTPURLResponse)
+    /// The next chunk of the response body, in order.
+    case data(Data)
+    /// Bytes of the response body received so far.
+    case downloadProgress(TransferProgress)
+    /// A download's body is complete in the file at this URL (download transfers only).
+    case downloaded(URL)
+    /// The transfer finished successfully; the last event.
+    case completed(TransferMetrics)
+}
+
+/// How far a transfer in one direction has got.
+public struct TransferProgress: Sendable, Hashable {
+    /// Bytes transferred so far, counted by AsyncNetworking itself (URLSession's counters are
+    /// unreliable on Linux).
+    public var completedBytes: Int64
+    /// Bytes expected in total, or `nil` when unknown (no `Content-Length`, a chunked or compressed body).
+    public var expectedBytes: Int64?
+
+    /// Creates a progress value.
+    public init(completedBytes: Int64, expectedBytes: Int64?) {
+        self.completedBytes = completedBytes
+        self.expectedBytes = expectedBytes
+    }
+
+    /// `completedBytes / expectedBytes` clamped to 0...1, or `nil` when the total is unknown.
+    public var fractionCompleted: Double? {
+        guard let expectedBytes, expectedBytes > 0 else { return nil }
+        return min(1, max(0, Double(completedBytes) / Double(expectedBytes)))
+    }
+}
+
+/// Timing and byte counts of one transfer, measured by AsyncNetworking (URLSession's task metrics are
+/// never delivered on Linux).
+public struct TransferMetrics: Sendable, Hashable {
+    /// Wall-clock time the transfer was started (its URLSession task resumed).
+    public var startDate: Date
+    /// Time from start to the final response head, or `nil` if none arrived.
+    public var timeToResponse: Duration?
+    /// Time from start to the first body byte, or `nil` if the body was empty.
+    public var timeToFirstByte: Duration?
+    /// Time from start to completion.
+    public var duration: Duration
+    /// Request body bytes sent.
+    public var bytesSent: Int64
+    /// Response body bytes received (after decompression).
+    public var bytesReceived: Int64
+    /// How many redirects were followed.
+    public var redirectCount: Int
+
+    /// Creates a metrics value.
+    public init(
+        startDate: Date, timeToResponse: Duration?, timeToFirstByte: Duration?, duration: Duration,
+        bytesSent: Int64, bytesReceived: Int64, redirectCount: Int
+    ) {
+        self.startDate = startDate
+        self.timeToResponse = timeToResponse
+        self.timeToFirstByte = timeToFirstByte
+        self.duration = duration
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.redirectCount = redirectCount
+    }
+}

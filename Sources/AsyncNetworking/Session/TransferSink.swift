@@ -1,0 +1,98 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Where a transfer's results go. Every method is called on the ``SessionManager``'s executor, in
+/// the order URLSession delivered the events (1xx responses already filtered out, held-back
+/// authentication responses already resolved).
+protocol TransferSink: AnyObject {
+    /// Whether to compute and send progress (the data(for:) collector does not need it).
+    var wantsProgress: Bool { get }
+    /// The final response head. Returning an error fails and cancels the transfer.
+    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError?
+    /// The next body chunk. Returning an error fails and cancels the transfer.
+    func didReceive(data: Data, for transfer: TransferState) -> NetworkingError?
+    /// Progress in one direction (only when ``wantsProgress``).
+    func didProgress(_ progress: TransferProgress, upload: Bool)
+    /// The end, exactly once.
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState)
+}
+
+/// Feeds a transfer into an ``EventChannel`` for its ``TransferEvents`` consumer.
+final class ChannelSink: TransferSink {
+    let channel: EventChannel
+
+    init(channel: EventChannel) { self.channel = channel }
+
+    var wantsProgress: Bool { true }
+
+    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
+        channel.send(.response(response))
+        return nil
+    }
+
+    func didReceive(data: Data, for transfer: TransferState) -> NetworkingError? {
+        channel.send(data: data)
+    }
+
+    func didProgress(_ progress: TransferProgress, upload: Bool) {
+        channel.send(progress: progress, upload: upload)
+    }
+
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) {
+        switch result {
+        case .success(let metrics): channel.finish(metrics)
+        case .failure(let error): channel.fail(error)
+        }
+    }
+}
+
+/// Collects a whole body in memory and resumes one awaiting caller: the fast path behind
+/// ``SessionManager/data(for:options:)`` (one wake-up per request instead of one per event).
+final class CollectorSink: TransferSink {
+    typealias Continuation = UnsafeContinuation<(Data, HTTPURLResponse), any Error>
+
+    private var continuation: Continuation?
+    private var body = Data()
+    private var response: HTTPURLResponse?
+
+    init(continuation: Continuation) { self.continuation = continuation }
+
+    var wantsProgress: Bool { false }
+
+    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
+        self.response = response
+        body = Data()
+        if response.expectedContentLength > 0 {
+            body.reserveCapacity(Int(min(response.expectedContentLength, 64 << 20)))
+        }
+        return nil
+    }
+
+    func didReceive(data: Data, for transfer: TransferState) -> NetworkingError? {
+        body.append(data)
+        return nil
+    }
+
+    func didProgress(_ progress: TransferProgress, upload: Bool) {}
+
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) {
+        guard let continuation else { return }
+        self.continuation = nil
+        switch result {
+        case .success:
+            if let response {
+                continuation.resume(returning: (body, response))
+            } else {
+                continuation.resume(throwing: NetworkingError(
+                    .transport(.badServerResponse), "the transfer ended without an HTTP response",
+                    request: transfer.originalRequest
+                ))
+            }
+        case .failure(let error):
+            continuation.resume(throwing: error.adding(response: response, body: body.isEmpty ? nil : body))
+        }
+        body = Data()
+    }
+}

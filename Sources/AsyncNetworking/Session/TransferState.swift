@@ -1,0 +1,160 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A stable identifier for one transfer, unique within its ``SessionManager``.
+///
+/// It outlives any single URLSession task: a transfer that is paused and resumed with a `Range`
+/// request, or re-sent after a redirect, keeps its `TransferID`.
+public struct TransferID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The number, increasing in creation order.
+    public let rawValue: UInt64
+
+    /// Wraps a raw value.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// Creation order.
+    public static func < (lhs: TransferID, rhs: TransferID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// `transfer#N`.
+    public var description: String { "transfer#\(rawValue)" }
+}
+
+/// What a transfer sends as its body.
+enum UploadSource: Sendable {
+    case none
+    case data(Data)
+    case file(URL)
+}
+
+/// The per-transfer state AFNetworking kept in `AFURLSessionManagerTaskDelegate`, owned by the
+/// ``SessionManager`` actor (never shared outside it). The manager's registry maps ``TransferID``s
+/// and URLSession task identifiers to these.
+final class TransferState {
+    enum Phase: Equatable {
+        /// Registered, not started: held by `startsImmediately: false`, or queued behind the
+        /// manager's concurrency limit.
+        case waiting
+        /// A URLSession task is running.
+        case running
+        /// Finished; the sink has been told. Removed from the registry.
+        case finished
+    }
+
+    /// A callback held back while a decision is pending (an authentication retry, a response hook).
+    enum Deferred {
+        case response(HTTPURLResponse)
+        case data(Data)
+        case complete((any Error)?)
+    }
+
+    let id: TransferID
+    let originalRequest: URLRequest
+    let upload: UploadSource
+    let options: TransferOptions
+    let sink: any TransferSink
+
+    var phase = Phase.waiting
+    /// `true` while `startsImmediately: false` or a `suspend()` before start holds it back.
+    var isHeld = false
+    var task: URLSessionTask?
+    /// The error to report when URLSession confirms a cancellation we asked for.
+    var cancellation: NetworkingError?
+    /// While non-nil, delegate callbacks are appended here instead of processed.
+    var deferred: [Deferred]?
+    /// Set when the authentication challenge was refused: the 401/407 already received is final.
+    var refusedChallenge = false
+    /// A 401/407 held back until its challenge is answered (a credential retry replaces it).
+    var pendingAuthentication: HTTPURLResponse?
+
+    var response: HTTPURLResponse?
+    var bytesSent: Int64 = 0
+    var bytesReceived: Int64 = 0
+    var expectedToSend: Int64?
+    var expectedToReceive: Int64?
+    var redirectCount = 0
+
+    var startDate = Date()
+    var startInstant = ContinuousClock.now
+    var responseInstant: ContinuousClock.Instant?
+    var firstByteInstant: ContinuousClock.Instant?
+
+    init(id: TransferID, request: URLRequest, upload: UploadSource, options: TransferOptions, sink: any TransferSink) {
+        self.id = id
+        self.originalRequest = request
+        self.upload = upload
+        self.options = options
+        self.sink = sink
+        self.isHeld = !options.startsImmediately
+        self.expectedToSend = Self.declaredBodyLength(of: request, upload: upload)
+    }
+
+    /// Marks the start of a (new) URLSession task for this transfer.
+    func didStart(_ task: URLSessionTask) {
+        self.task = task
+        phase = .running
+        startDate = Date()
+        startInstant = .now
+    }
+
+    /// Forgets what an earlier attempt received (a 401 answered with a credential, a replaced response).
+    func resetReceived() {
+        response = nil
+        bytesReceived = 0
+        expectedToReceive = nil
+        responseInstant = nil
+        firstByteInstant = nil
+    }
+
+    /// Timing and counters so far.
+    func metrics(at end: ContinuousClock.Instant = .now) -> TransferMetrics {
+        TransferMetrics(
+            startDate: startDate,
+            timeToResponse: responseInstant.map { $0 - startInstant },
+            timeToFirstByte: firstByteInstant.map { $0 - startInstant },
+            duration: end - startInstant,
+            bytesSent: bytesSent,
+            bytesReceived: bytesReceived,
+            redirectCount: redirectCount
+        )
+    }
+
+    var uploadProgress: TransferProgress {
+        TransferProgress(completedBytes: bytesSent, expectedBytes: expectedToSend)
+    }
+
+    var downloadProgress: TransferProgress {
+        let expected = expectedToReceive.flatMap { $0 >= bytesReceived ? $0 : nil }
+        return TransferProgress(completedBytes: bytesReceived, expectedBytes: expected)
+    }
+
+    /// The body length known before sending: the upload's size, else the request's
+    /// `Content-Length` (as AFNetworking falls back to it when URLSession reports unknown).
+    static func declaredBodyLength(of request: URLRequest, upload: UploadSource) -> Int64? {
+        switch upload {
+        case .data(let data): return Int64(data.count)
+        case .file(let url):
+            if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber {
+                return size.int64Value
+            }
+        case .none:
+            if let body = request.httpBody { return Int64(body.count) }
+        }
+        if let value = request.value(forHTTPHeaderField: "Content-Length"), let length = Int64(value) {
+            return length
+        }
+        return nil
+    }
+
+    /// The body length the response declares, when it is the length of what we will count: a
+    /// compressed body is decompressed by URLSession, so its `Content-Length` is not comparable.
+    static func expectedBodyLength(of response: HTTPURLResponse) -> Int64? {
+        let encoding = (response.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased()
+        guard encoding == "identity" || encoding.isEmpty else { return nil }
+        if let value = response.value(forHTTPHeaderField: "Content-Length"), let length = Int64(value), length >= 0 {
+            return length
+        }
+        return nil
+    }
+}
