@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import LoopbackServer
+@testable import AsyncNetworking
+
+/// Thrown by ``withDeadline(_:_:)`` when the body overran: the test fails instead of hanging.
+struct DeadlineExceeded: Error, CustomStringConvertible {
+    let seconds: Double
+    var description: String { "the test body did not finish within \(seconds) s" }
+}
+
+/// Runs `body`, failing with ``DeadlineExceeded`` if it takes longer than `seconds`. Every test that
+/// talks to a server uses this, so a hang is a failure, not a stuck CI run.
+func withDeadline<T: Sendable>(
+    _ seconds: Double = 30,
+    _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw DeadlineExceeded(seconds: seconds)
+        }
+        return value
+    }
+}
+
+/// Starts a loopback server and a manager, runs `body`, then invalidates the manager and stops the
+/// server whatever happens, within a deadline.
+func withServerAndManager<T: Sendable>(
+    deadline: Double = 30,
+    maxConcurrentTransfers: Int? = nil,
+    configure: @Sendable (URLSessionConfiguration) -> Void = { _ in },
+    _ body: @escaping @Sendable (LoopbackServer, SessionManager) async throws -> T
+) async throws -> T {
+    let server = try LoopbackServer()
+    defer { server.stop() }
+    let configuration = SessionManager.defaultConfiguration()
+    configure(configuration)
+    let manager = SessionManager(configuration: configuration, maxConcurrentTransfers: maxConcurrentTransfers)
+    do {
+        let result = try await withDeadline(deadline) { try await body(server, manager) }
+        await manager.invalidateAndCancel()
+        return result
+    } catch {
+        await manager.invalidateAndCancel()
+        throw error
+    }
+}
+
+/// Polls `condition` until it holds or `seconds` pass; returns whether it held.
+func eventually(_ seconds: Double = 5, _ condition: @Sendable () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
+/// Collects every event of a handle.
+func collectEvents(_ handle: TransferHandle) async throws -> [TransferEvent] {
+    var events: [TransferEvent] = []
+    for try await event in handle.events { events.append(event) }
+    return events
+}
+
+extension TransferEvent {
+    /// A short name for asserting orders.
+    var name: String {
+        switch self {
+        case .uploadProgress: "uploadProgress"
+        case .response: "response"
+        case .data: "data"
+        case .downloadProgress: "downloadProgress"
+        case .downloaded: "downloaded"
+        case .completed: "completed"
+        }
+    }
+}
+
+/// Runs `body` expecting a `NetworkingError`; returns it (or records a failure).
+func expectNetworkingError<T>(
+    _ body: () async throws -> T,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> NetworkingError? {
+    do {
+        _ = try await body()
+        Issue.record("expected a NetworkingError, got success", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as NetworkingError {
+        return error
+    } catch {
+        Issue.record("expected a NetworkingError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
