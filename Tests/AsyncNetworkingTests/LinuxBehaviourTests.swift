@@ -78,6 +78,23 @@ struct LinuxBehaviourTests {
         }
     }
 
+    @Test(arguments: [307, 308])
+    func uploadRedirectedWith307Or308IsResentWithItsBody(status: Int) async throws {
+        try await withServerAndManager { server, manager in
+            let body = SeededBytes.data(seed: 5, offset: 0, count: 300_000)
+            var request = URLRequest(url: server.url("/redirect-to?url=/upload&status=\(status)"))
+            request.httpMethod = "POST"
+            let (reply, response) = try await manager.upload(for: request, from: body)
+            #expect(response.statusCode == 200)
+            let json = try JSONSerialization.jsonObject(with: reply) as? [String: Any]
+            #expect(json?["bytes"] as? Int == body.count, "URLSession alone re-sends an empty body on Linux")
+            #expect(json?["checksum"] as? String == String(Checksum.fnv1a64(body)))
+            let uploads = server.requests.filter { $0.path == "/upload" }
+            #expect(uploads.count == 1)
+            #expect(uploads.first?.method == "POST")
+        }
+    }
+
     @Test func connectionRefusedIsATypedTransportError() async throws {
         let server = try LoopbackServer()
         let deadURL = server.url("/bytes/1")

@@ -12,8 +12,7 @@ extension SessionManager {
     ) {
         guard let state = transfersByTask[task.taskIdentifier] else { return completion(newRequest) }
         guard let hook = hooks.redirect else {
-            state.redirectCount += 1
-            return completion(newRequest)
+            return completion(follow(newRequest, after: response, for: state))
         }
         let context = RedirectContext(
             transfer: state.id, originalRequest: state.originalRequest, response: response,
@@ -21,13 +20,28 @@ extension SessionManager {
         )
         Task {
             let decision = await hook(context)
-            self.didDecideRedirect(decision, for: state)
-            completion(decision)
+            completion(decision.flatMap { self.follow($0, after: response, for: state) })
         }
     }
 
-    private func didDecideRedirect(_ decision: URLRequest?, for state: TransferState) {
-        if decision != nil { state.redirectCount += 1 }
+    /// Follows a redirect, except an upload's 307/308: URLSession on Linux would send the new request
+    /// without its body, so the redirect is refused and the transfer re-sends method, headers and
+    /// body to the new URL itself once this task ends (see ``relaunch(_:with:)``).
+    private func follow(_ request: URLRequest, after response: HTTPURLResponse, for state: TransferState) -> URLRequest? {
+        state.redirectCount += 1
+        guard response.statusCode == 307 || response.statusCode == 308, state.hasReplayableBody else {
+            return request
+        }
+        guard state.redirectCount <= 16 else {
+            fail(state, with: NetworkingError(
+                .transport(.httpTooManyRedirects), "more than 16 redirects", request: state.originalRequest, response: response
+            ))
+            return nil
+        }
+        var resend = state.currentRequest
+        resend.url = request.url
+        state.resendRequest = resend
+        return nil
     }
 
     func taskDidReceive(

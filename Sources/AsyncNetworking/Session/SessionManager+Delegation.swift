@@ -48,7 +48,7 @@ extension SessionManager {
     // MARK: Processing
 
     func process(response: HTTPURLResponse, for state: TransferState) {
-        guard state.phase == .running, state.cancellation == nil else { return }
+        guard state.phase == .running, state.cancellation == nil, !state.isPausing, state.resendRequest == nil else { return }
         if state.response != nil { state.resetReceived() }
         state.response = response
         state.responseInstant = .now
@@ -73,7 +73,7 @@ extension SessionManager {
     }
 
     func process(data: Data, for state: TransferState) {
-        guard state.phase == .running, state.cancellation == nil else { return }
+        guard state.phase == .running, state.cancellation == nil, !state.isPausing, state.resendRequest == nil else { return }
         if state.firstByteInstant == nil { state.firstByteInstant = .now }
         state.bytesReceived += Int64(data.count)
         if let limit = state.options.maxResponseBytes, state.bytesReceived > limit {
@@ -87,6 +87,13 @@ extension SessionManager {
 
     func process(completionError error: (any Error)?, for state: TransferState) {
         if let task = state.task { transfersByTask[task.taskIdentifier] = nil }
+        if state.isPausing, state.cancellation == nil {
+            return didPause(state)
+        }
+        if let resend = state.resendRequest, state.cancellation == nil {
+            state.resendRequest = nil
+            return relaunch(state, with: resend)
+        }
         if let cancellation = state.cancellation {
             return finish(state, .failure(cancellation.adding(request: state.originalRequest, response: state.response)))
         }

@@ -47,7 +47,14 @@ extension SessionManager {
 
     /// Creates and resumes the URLSession task for an admitted transfer.
     func launch(_ state: TransferState) {
-        let request = state.originalRequest
+        let request: URLRequest
+        do {
+            request = try state.sink.request(forLaunching: state.currentRequest, transfer: state)
+        } catch {
+            // It counts as running for the scheduler until finished.
+            state.phase = .running
+            return finish(state, .failure(error.adding(request: state.originalRequest)))
+        }
         let task: URLSessionTask
         switch state.upload {
         case .none: task = session.dataTask(with: request)
@@ -58,6 +65,39 @@ extension SessionManager {
         state.didStart(task)
         task.resume()
         broadcast(.transferResumed(state.id, request))
+    }
+
+    /// Stops a running transfer's task so it can continue later (only for sinks that support it).
+    func pause(_ state: TransferState) {
+        guard state.phase == .running, !state.isPausing, state.cancellation == nil else { return }
+        state.isPausing = true
+        state.task?.cancel()
+    }
+
+    /// The task stopped for a pause has ended: the transfer waits, held, and frees its slot.
+    func didPause(_ state: TransferState) {
+        if let task = state.task { transfersByTask[task.taskIdentifier] = nil }
+        state.isPausing = false
+        state.deferred = nil
+        state.pendingAuthentication = nil
+        state.phase = .waiting
+        state.isHeld = true
+        state.resetReceived()
+        for id in scheduler.didFinishRunning() { launchAdmitted(id) }
+        state.sink.didPause(transfer: state)
+        broadcast(.transferSuspended(state.id))
+    }
+
+    /// Starts a new task for the same transfer at once, keeping its slot (an upload's 307/308).
+    func relaunch(_ state: TransferState, with request: URLRequest) {
+        if let task = state.task { transfersByTask[task.taskIdentifier] = nil }
+        state.currentRequest = request
+        state.deferred = nil
+        state.pendingAuthentication = nil
+        state.refusedChallenge = false
+        state.resetReceived()
+        state.bytesSent = 0
+        launch(state)
     }
 
     /// Cancels a transfer for `reason`: at once if it never started, else by cancelling its URLSession

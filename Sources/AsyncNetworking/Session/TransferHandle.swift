@@ -59,6 +59,8 @@ extension SessionManager {
                 scheduler.removeWaiting(id)
                 broadcast(.transferSuspended(id))
             }
+        case .running where state.sink.supportsPause:
+            pause(state)
         case .running:
             throw NetworkingError(
                 .unsupportedOperation,

@@ -17,6 +17,23 @@ protocol TransferSink: AnyObject {
     func didProgress(_ progress: TransferProgress, upload: Bool)
     /// The end, exactly once.
     func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState)
+
+    /// The request to send for the next URLSession task of this transfer (the first, or one after
+    /// a pause): a resumable download adds `Range`/`If-Range` here. Throwing fails the transfer.
+    func request(forLaunching request: URLRequest, transfer: TransferState) throws(NetworkingError) -> URLRequest
+    /// Whether a running transfer can be paused (its URLSession task stopped and a new one started
+    /// later without corrupting the result). Data streams cannot; file downloads can.
+    var supportsPause: Bool { get }
+    /// The running task was stopped for a pause; the transfer waits for ``TransferHandle/resume()``.
+    func didPause(transfer: TransferState)
+}
+
+extension TransferSink {
+    func request(forLaunching request: URLRequest, transfer: TransferState) throws(NetworkingError) -> URLRequest {
+        request
+    }
+    var supportsPause: Bool { false }
+    func didPause(transfer: TransferState) {}
 }
 
 /// Feeds a transfer into an ``EventChannel`` for its ``TransferEvents`` consumer.

@@ -51,6 +51,8 @@ final class TransferState {
 
     let id: TransferID
     let originalRequest: URLRequest
+    /// The request the next URLSession task sends (changed by an upload's 307/308 re-send).
+    var currentRequest: URLRequest
     let upload: UploadSource
     let options: TransferOptions
     let sink: any TransferSink
@@ -67,6 +69,11 @@ final class TransferState {
     var refusedChallenge = false
     /// A 401/407 held back until its challenge is answered (a credential retry replaces it).
     var pendingAuthentication: HTTPURLResponse?
+    /// Set while a running task is being stopped for a pause (its -999 is not the end).
+    var isPausing = false
+    /// An upload's 307/308 target: URLSession on Linux would drop the body, so the redirect is
+    /// refused and the whole request re-sent here once the current task ends.
+    var resendRequest: URLRequest?
 
     var response: HTTPURLResponse?
     var bytesSent: Int64 = 0
@@ -83,11 +90,20 @@ final class TransferState {
     init(id: TransferID, request: URLRequest, upload: UploadSource, options: TransferOptions, sink: any TransferSink) {
         self.id = id
         self.originalRequest = request
+        self.currentRequest = request
         self.upload = upload
         self.options = options
         self.sink = sink
         self.isHeld = !options.startsImmediately
         self.expectedToSend = Self.declaredBodyLength(of: request, upload: upload)
+    }
+
+    /// Whether the body can be sent again (to follow a 307/308 ourselves).
+    var hasReplayableBody: Bool {
+        switch upload {
+        case .none: return currentRequest.httpBody != nil
+        case .data, .file: return true
+        }
     }
 
     /// Marks the start of a (new) URLSession task for this transfer.
