@@ -1,0 +1,33 @@
+/// Maps a request path to its route handler. Routes are method-agnostic.
+enum Router {
+    /// Dispatches the connection's current request.
+    static func route(_ connection: Connection) throws {
+        let segments = connection.request.path.dropFirst()
+            .split(separator: "/", omittingEmptySubsequences: false)
+            .map(String.init)
+        let arguments = Array(segments.dropFirst())
+        switch (segments.first ?? "", arguments.count) {
+        case ("bytes", 1): try connection.serveBytes(length: arguments[0])
+        case ("versioned", 1): try connection.serveVersioned(length: arguments[0])
+        case ("stream", 1): try connection.serveStream(length: arguments[0])
+        case ("drip", 0): try connection.serveDrip()
+        case ("delay", 1): try connection.serveDelay(arguments[0])
+        case ("drop", 0): try connection.serveDrop()
+        case ("gzip", 1): try connection.serveGzip(length: arguments[0])
+        case ("status", 1): try connection.serveStatus(arguments[0])
+        case ("echo", _): try connection.serveEcho()
+        case ("upload", 0): try connection.serveUpload()
+        case ("multipart", 0): try connection.serveMultipart()
+        case ("redirect", 1): try connection.serveRedirect(hops: arguments[0])
+        case ("redirect-to", 0): try connection.serveRedirectTo()
+        case ("redirect-loop", 0): try connection.serveRedirectLoop()
+        case ("basic-auth", 2): try connection.serveBasicAuth(user: arguments[0], password: arguments[1])
+        case ("json", 0): try connection.serveJSON()
+        case ("text", 0): try connection.serveText()
+        case ("response-headers", 0): try connection.serveResponseHeaders()
+        case ("continue", 0): try connection.serveContinue()
+        case ("fault", 1): try connection.serveFault(arguments[0])
+        default: try connection.respondText(404, "not found")
+        }
+    }
+}

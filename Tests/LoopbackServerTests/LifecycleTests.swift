@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import LoopbackServer
+
+/// Starts a server, runs `body`, and always stops the server.
+func withServer<T>(_ body: (LoopbackServer) throws -> T) throws -> T {
+    let server = try LoopbackServer()
+    defer { server.stop() }
+    return try body(server)
+}
+
+@Suite struct LifecycleTests {
+    @Test func startServeStop() throws {
+        let server = try LoopbackServer()
+        #expect(server.port > 0)
+        #expect(server.baseURL.absoluteString == "http://127.0.0.1:\(server.port)")
+        #expect(server.url("/bytes/10?seed=1").absoluteString == "http://127.0.0.1:\(server.port)/bytes/10?seed=1")
+        let client = try TestClient(port: server.port)
+        let response = try client.get("/json")
+        #expect(response.status == 200)
+        #expect(response.header("Server") == "LoopbackServer")
+        server.stop()
+        server.stop() // idempotent
+        #expect(throws: ClientError.self) { try TestClient(port: server.port) }
+        #expect(server.stats.openConnections == 0)
+        #expect(server.stats.completedResponses == 1)
+    }
+
+    @Test func deinitStops() throws {
+        var port: UInt16 = 0
+        do {
+            let server = try LoopbackServer()
+            port = server.port
+            _ = try TestClient(port: port).get("/json")
+        }
+        #expect(throws: ClientError.self) { try TestClient(port: port) }
+    }
+
+    @Test func stopIsPromptWithStuckConnections() throws {
+        let server = try LoopbackServer()
+        let stuck = try TestClient(port: server.port)
+        try stuck.request("GET", "/fault/no-response")
+        let sleeping = try TestClient(port: server.port)
+        try sleeping.request("GET", "/delay/10000")
+        let idle = try TestClient(port: server.port) // connected, no request
+        _ = idle
+        let stalledDownload = try TestClient(port: server.port) // server blocked in send()
+        try stalledDownload.request("GET", "/bytes/1073741824")
+        _ = try stalledDownload.take(1000)
+        let stalledUpload = try TestClient(port: server.port) // server blocked in recv() of the body
+        try stalledUpload.send("POST /upload HTTP/1.1\r\nContent-Length: 1000000000\r\n\r\nonly a few bytes")
+        #expect(eventually { server.stats.inFlight == 4 && server.stats.openConnections == 5 })
+        let start = Date()
+        server.stop()
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed < 1, "stop took \(elapsed) s")
+        #expect(try stuck.readToEnd().isEmpty)
+        #expect(try sleeping.readToEnd().isEmpty)
+        let stats = server.stats
+        #expect(stats.openConnections == 0)
+        #expect(stats.clientAborts == 0, "stop() is not a client abort")
+        #expect(stats.inFlight == 0)
+    }
+
+    @Test func maxInFlightWithConcurrentDelays() throws {
+        try withServer { server in
+            let statuses = Mutex<[Int]>([])
+            let port = server.port
+            runConcurrently(5) { _ in
+                let status = (try? TestClient(port: port).get("/delay/300"))?.status ?? -1
+                statuses.withLock { $0.append(status) }
+            }
+            #expect(statuses.withLock { $0 } == [200, 200, 200, 200, 200])
+            let stats = server.stats
+            #expect(stats.maxInFlight == 5)
+            #expect(stats.inFlight == 0)
+            #expect(stats.completedResponses == 5)
+            #expect(stats.requestCount == 5)
+            #expect(stats.connectionCount == 5)
+            server.resetStats()
+            #expect(server.stats.maxInFlight == 0 && server.stats.requestCount == 0)
+        }
+    }
+
+    @Test func clientAbortDuringDelayAndLongBody() throws {
+        try withServer { server in
+            let start = Date()
+            do {
+                let client = try TestClient(port: server.port)
+                try client.request("GET", "/delay/5000")
+                #expect(eventually { server.stats.inFlight == 1 })
+            } // client closes here
+            #expect(eventually { server.stats.clientAborts == 1 && server.stats.inFlight == 0 })
+            #expect(Date().timeIntervalSince(start) < 3)
+
+            do {
+                let client = try TestClient(port: server.port)
+                try client.request("GET", "/bytes/1073741824")
+                _ = try client.take(100_000)
+                client.reset()
+            }
+            #expect(eventually { server.stats.clientAborts == 2 && server.stats.inFlight == 0 })
+            #expect(eventually { server.stats.openConnections == 0 })
+            #expect(server.stats.completedResponses == 0)
+        }
+    }
+
+    @Test func manyConcurrentConnections() throws {
+        try withServer { server in
+            let failures = Mutex(0)
+            let port = server.port
+            runConcurrently(200) { index in
+                do {
+                    let client = try TestClient(port: port)
+                    let response = try client.get("/bytes/\(1000 + index)?seed=\(index)")
+                    let expected = Array(SeededBytes.data(seed: UInt64(index), offset: 0, count: 1000 + index))
+                    if response.status != 200 || response.body != expected { failures.withLock { $0 += 1 } }
+                } catch {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+            #expect(failures.withLock { $0 } == 0)
+            #expect(server.stats.connectionCount == 200)
+            #expect(server.requests.count == 200)
+        }
+    }
+}
