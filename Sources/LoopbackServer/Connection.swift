@@ -34,8 +34,6 @@ final class Connection {
     var input: [UInt8]
     var readIndex = 0
     var writeIndex = 0
-    /// Whether the input buffer may grow past its size (only while reading a head).
-    private var allowInputGrowth = false
 
     /// Response bytes waiting to be sent together (head + small body).
     var output: [UInt8] = []
@@ -105,10 +103,16 @@ final class Connection {
             }
             try flush()
         } catch let error as ConnectionError {
+            record() // a request the client abandoned (or that was malformed) is still logged
             if case .badRequest(let reason) = error, !response.started, !core.isStopping {
                 body.done = true // abandon the malformed body; the connection closes after the 400
                 keepAlive = false
-                try? respond(400, [("Content-Type", "text/plain; charset=utf-8")], text: "bad request: \(reason)\n")
+                do {
+                    try respond(400, [("Content-Type", "text/plain; charset=utf-8")], text: "bad request: \(reason)\n")
+                    return false // a complete response, already counted
+                } catch {
+                    // Could not send it: account for it below like any failed response.
+                }
             }
             let abort: Bool
             if case .peerClosed = error { abort = !core.isStopping } else { abort = false }
@@ -117,10 +121,10 @@ final class Connection {
             } else {
                 core.requestEnded(clientAbort: abort)
             }
-            if case .badRequest = error { return false }
             disposition = .closeAbruptly
             return false
         } catch {
+            record()
             core.requestEnded(clientAbort: false)
             disposition = .closeAbruptly
             return false
@@ -140,8 +144,6 @@ final class Connection {
 
     /// Reads until a whole request head is buffered; `nil` when the client closes between requests.
     private func readHead() throws -> RequestHead? {
-        allowInputGrowth = true
-        defer { allowInputGrowth = false }
         while true {
             if readIndex < writeIndex {
                 let result = input.withUnsafeBytes { raw in
@@ -163,7 +165,8 @@ final class Connection {
         }
     }
 
-    /// Receives more bytes into the input buffer; returns 0 at end of stream.
+    /// Receives more bytes into the input buffer; returns 0 at end of stream. The buffer holds
+    /// 64 KiB (also the head size limit); callers consume what is buffered before filling again.
     func fill() throws -> Int {
         if readIndex == writeIndex {
             readIndex = 0
@@ -176,8 +179,6 @@ final class Connection {
                 }
                 readIndex = 0
                 writeIndex = pending
-            } else if allowInputGrowth {
-                input.append(contentsOf: repeatElement(0, count: input.count))
             } else {
                 return writeIndex - readIndex // full; the caller consumes first
             }
@@ -187,11 +188,6 @@ final class Connection {
             Socket.receive(fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
         }
         writeIndex += received
-        if input.count > Self.bufferSize && readIndex == writeIndex {
-            input = [UInt8](repeating: 0, count: Self.bufferSize) // shrink after a huge head
-            readIndex = 0
-            writeIndex = 0
-        }
         return received
     }
 

@@ -103,6 +103,12 @@ extension Connection {
     func finishRequest() throws {
         guard !recorded else { return }
         if !body.done { try readBody { _ in } }
+        record()
+    }
+
+    /// Records the request in the log (once), with as much of the body as was read.
+    func record() {
+        guard !recorded else { return }
         recorded = true
         core.record(
             RecordedRequest(

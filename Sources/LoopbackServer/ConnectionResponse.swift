@@ -134,10 +134,10 @@ extension Connection {
     }
 
     /// Sends the patterned (`seed == nil`) or seeded body bytes `offset ..< offset + count`
-    /// in pieces of at most `pieceSize` bytes (each piece is one chunk with chunked framing).
-    func writeGeneratedBody(offset: Int, count: Int, seed: UInt64?, pieceSize: Int = BytePattern.writeChunk) throws {
+    /// from a reusable buffer, in pieces of at most 256 KiB.
+    func writeGeneratedBody(offset: Int, count: Int, seed: UInt64?) throws {
         guard !response.suppressBody else { return }
-        let piece = max(1, min(pieceSize, BytePattern.writeChunk))
+        let piece = BytePattern.writeChunk
         var position = offset
         let end = offset + count
         if seed != nil && scratch.count < piece { scratch = [UInt8](repeating: 0, count: piece) }
@@ -156,6 +156,17 @@ extension Connection {
             }
             position += size
         }
+    }
+
+    /// Sends patterned bytes `offset ..< offset + count` as exactly one chunk of a chunked body.
+    func writeGeneratedChunk(offset: Int, count: Int) throws {
+        guard !response.suppressBody, count > 0 else { return }
+        guard case .chunked = response.framing else { return try writeGeneratedBody(offset: offset, count: count, seed: nil) }
+        try emit(String(count, radix: 16) + "\r\n")
+        response.framing = .untilClose // the data of one chunk, written unframed
+        defer { response.framing = .chunked }
+        try writeGeneratedBody(offset: offset, count: count, seed: nil)
+        try emit("\r\n")
     }
 
     /// Waits until the client closes the connection (throws ``ConnectionError/peerClosed``) or

@@ -78,7 +78,12 @@ extension Connection {
         guard let length = Int(text), length >= 0 else { return try respondText(400, "invalid length \(text)\n") }
         let chunk = max(1, request.queryInt("chunk") ?? 16_384)
         try startResponse(200, [("Content-Type", "application/octet-stream")], contentLength: nil)
-        try writeGeneratedBody(offset: 0, count: length, seed: nil, pieceSize: chunk)
+        var offset = 0
+        while offset < length && !response.suppressBody {
+            let size = min(chunk, length - offset)
+            try writeGeneratedChunk(offset: offset, count: size)
+            offset += size
+        }
         try finishBody()
     }
 

@@ -100,6 +100,7 @@ import Testing
             try chunked.send("POST /upload HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
             #expect(try chunked.readResponse().status == 400)
             #expect(server.stats.requestCount == 1)
+            #expect(server.stats.completedResponses == 1 && server.stats.inFlight == 0)
         }
     }
 

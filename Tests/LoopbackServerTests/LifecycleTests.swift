@@ -65,21 +65,24 @@ func withServer<T>(_ body: (LoopbackServer) throws -> T) throws -> T {
 
     @Test func maxInFlightWithConcurrentDelays() throws {
         try withServer { server in
-            let statuses = Mutex<[Int]>([])
-            let port = server.port
-            runConcurrently(5) { _ in
-                let status = (try? TestClient(port: port).get("/delay/300"))?.status ?? -1
-                statuses.withLock { $0.append(status) }
+            // Five requests on five connections, all sent before the first answer is due.
+            let clients = try (0..<5).map { _ in try TestClient(port: server.port) }
+            for client in clients { try client.request("GET", "/delay/1500") }
+            #expect(eventually { server.stats.inFlight == 5 })
+            for client in clients {
+                let response = try client.readResponse()
+                #expect(response.status == 200 && response.text == "delayed 1500")
             }
-            #expect(statuses.withLock { $0 } == [200, 200, 200, 200, 200])
             let stats = server.stats
             #expect(stats.maxInFlight == 5)
             #expect(stats.inFlight == 0)
             #expect(stats.completedResponses == 5)
             #expect(stats.requestCount == 5)
             #expect(stats.connectionCount == 5)
+            #expect(stats.clientAborts == 0)
             server.resetStats()
             #expect(server.stats.maxInFlight == 0 && server.stats.requestCount == 0)
+            #expect(server.stats.openConnections == 5)
         }
     }
 
@@ -103,6 +106,19 @@ func withServer<T>(_ body: (LoopbackServer) throws -> T) throws -> T {
             #expect(eventually { server.stats.clientAborts == 2 && server.stats.inFlight == 0 })
             #expect(eventually { server.stats.openConnections == 0 })
             #expect(server.stats.completedResponses == 0)
+        }
+    }
+
+    @Test func abandonedUploadIsRecordedAndCounted() throws {
+        try withServer { server in
+            do {
+                let client = try TestClient(port: server.port)
+                try client.send("POST /upload HTTP/1.1\r\nContent-Length: 1000\r\n\r\n0123456789")
+                #expect(eventually { server.stats.inFlight == 1 })
+            }
+            #expect(eventually { server.stats.clientAborts == 1 && server.stats.inFlight == 0 })
+            let recorded = try #require(server.requests.last)
+            #expect(recorded.path == "/upload" && recorded.bodyLength == 10)
         }
     }
 

@@ -150,6 +150,8 @@ import Testing
             let stream = try client.get("/stream/100000?chunk=1000")
             #expect(stream.header("Transfer-Encoding") == "chunked")
             #expect(stream.body == Array(BytePattern.data(offset: 0, count: 100_000)))
+            let bigChunks = try client.get("/stream/1000000?chunk=600000")
+            #expect(bigChunks.body == Array(BytePattern.data(offset: 0, count: 1_000_000)))
             let start = Date()
             let drip = try client.get("/drip?bytes=10&delay=20&chunks=5")
             #expect(drip.body == Array(BytePattern.data(offset: 0, count: 10)))
