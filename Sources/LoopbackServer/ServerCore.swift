@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,12 +17,12 @@ final class ServerCore: Sendable {
     private let wakeWriteFD: Int32
     /// Entered once per server thread; `stop()` waits for it to empty.
     private let threads = DispatchGroup()
-    private let state = Mutex(State())
+    private let state = SanitizedMutex(State())
 
     /// The most requests the log keeps.
     static let logLimit = 10_000
 
-    private struct State {
+    private struct State: Sendable {
         var stopping = false
         var stopped = false
         var connections: Set<Int32> = []

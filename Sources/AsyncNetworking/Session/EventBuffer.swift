@@ -247,3 +247,8 @@ struct EventBuffer<Waiter> {
         }
     }
 }
+
+extension EventBuffer: Sendable where Waiter: Sendable {}
+extension EventBuffer.Item: Sendable {}
+extension EventBuffer.PushDataAction: Sendable where Waiter: Sendable {}
+extension EventBuffer.NextAction: Sendable {}

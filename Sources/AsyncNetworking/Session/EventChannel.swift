@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -8,19 +7,19 @@ import FoundationNetworking
 /// delegate callbacks) and its one consumer (whoever iterates ``TransferEvents``).
 ///
 /// The producer runs on the actor's queue and the consumer on any executor, so the buffer between
-/// them is guarded by a `Mutex` held only for the pure ``EventBuffer`` transitions; file I/O for
+/// them is guarded by a mutex (``SanitizedMutex``) held only for the pure ``EventBuffer`` transitions; file I/O for
 /// spilled data and continuation resumption happen outside it. A consumer with data waiting takes it
 /// without any thread hop.
 final class EventChannel: Sendable {
     private typealias Waiter = UnsafeContinuation<Void, Never>
 
-    private struct State {
+    private struct State: Sendable {
         var buffer: EventBuffer<Waiter>
         var spill: SpillFile?
         var spillEnd: Int64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: SanitizedMutex<State>
     private let requestCancel: @Sendable () -> Void
 
     /// - Parameters:
@@ -28,7 +27,7 @@ final class EventChannel: Sendable {
     ///   - requestCancel: asks the manager to cancel the transfer (called when the consumer's task is
     ///     cancelled or the consumer drops the stream while the transfer still runs).
     init(policy: BufferPolicy, requestCancel: @escaping @Sendable () -> Void) {
-        state = Mutex(State(buffer: EventBuffer(policy: policy)))
+        state = SanitizedMutex(State(buffer: EventBuffer(policy: policy)))
         self.requestCancel = requestCancel
     }
 
