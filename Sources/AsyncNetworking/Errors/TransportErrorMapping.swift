@@ -9,11 +9,20 @@ extension NetworkingError {
     /// On Linux URLSession reports `NSError`s in `NSURLErrorDomain` that do not bridge to `URLError`
     /// with `as?`, so the domain and code are read directly. A truncated body and TLS failures arrive
     /// there as code -1 (`URLError.Code.unknown`) with only a message.
+    ///
+    /// libcurl's vaguer codes are refined from what the transfer itself knows:
+    /// - `-1` after a response whose body fell short of its `Content-Length` (a connection closed
+    ///   mid-body, or a `Content-Length` larger than the body) → `.networkConnectionLost`;
+    /// - `-1` with a TLS message → `.secureConnectionFailed`; `-1` before any response (a malformed
+    ///   header) and `-1002` for an http(s) URL (curl's "unsupported HTTP version" for a malformed
+    ///   status line) → `.badServerResponse`.
+    /// The original error stays in ``underlyingError`` and its text in ``message``.
     static func transport(
         _ error: any Error,
         request: URLRequest?,
         response: HTTPURLResponse?,
-        body: Data?
+        body: Data?,
+        received: (bytes: Int64, expected: Int64?)? = nil
     ) -> NetworkingError {
         if let error = error as? NetworkingError {
             return error.adding(request: request, response: response, body: body)
@@ -30,10 +39,33 @@ extension NetworkingError {
             return NetworkingError(.cancelled, "the transfer was cancelled", request: request, response: response, body: body)
         }
         let urlError = URLError(code, userInfo: nsError.userInfo)
+        let refined = refine(code, message: nsError.localizedDescription, response: response, received: received)
         return NetworkingError(
-            .transport(code), nsError.localizedDescription,
+            .transport(refined), nsError.localizedDescription,
             request: request, response: response, body: body, underlyingError: urlError
         )
+    }
+}
+
+private func refine(
+    _ code: URLError.Code, message: String, response: HTTPURLResponse?, received: (bytes: Int64, expected: Int64?)?
+) -> URLError.Code {
+    switch code {
+    case .unknown:
+        let lowered = message.lowercased()
+        if lowered.contains("ssl") || lowered.contains("tls") || lowered.contains("certificate") {
+            return .secureConnectionFailed
+        }
+        if response != nil {
+            if let received, let expected = received.expected, received.bytes < expected { return .networkConnectionLost }
+            if lowered.contains("transfer closed") { return .networkConnectionLost }
+            return code
+        }
+        return .badServerResponse
+    case .unsupportedURL where response == nil:
+        return .badServerResponse
+    default:
+        return code
     }
 }
 

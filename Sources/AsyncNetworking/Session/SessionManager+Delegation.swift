@@ -98,7 +98,10 @@ extension SessionManager {
             return finish(state, .failure(cancellation.adding(request: state.originalRequest, response: state.response)))
         }
         if let error {
-            let mapped = NetworkingError.transport(error, request: state.originalRequest, response: state.response, body: nil)
+            let mapped = NetworkingError.transport(
+                error, request: state.originalRequest, response: state.response, body: nil,
+                received: (state.bytesReceived, state.expectedToReceive)
+            )
             // A refused challenge surfaces as a cancel: the 401/407 already received is the result.
             guard state.refusedChallenge, mapped.kind == .cancelled, state.response != nil else {
                 return finish(state, .failure(mapped))

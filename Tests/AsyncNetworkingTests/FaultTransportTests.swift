@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import LoopbackServer
+@testable import AsyncNetworking
+
+extension Tag {
+    /// The fault suite: servers and clients misbehaving. Run alone with `swift test --filter Fault`.
+    @Tag static var fault: Self
+}
+
+/// Server-side faults at the transport level: each names the exact error it expects, and every
+/// case runs under a deadline so a hang is a failure.
+@Suite("Fault suite: transport", .tags(.fault))
+struct FaultTransportTests {
+    /// A manager whose request timeout is short, for the cases that must time out.
+    private func withShortTimeout<T: Sendable>(_ body: @escaping @Sendable (LoopbackServer, SessionManager) async throws -> T) async throws -> T {
+        try await withServerAndManager(deadline: 20, configure: { $0.timeoutIntervalForRequest = 1 }, body)
+    }
+
+    private func expectTransport(
+        _ path: String, _ expected: URLError.Code, response expectResponse: Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        try await withShortTimeout { server, manager in
+            let error = await expectNetworkingError { try await manager.data(from: server.url(path)) }
+            #expect(error?.kind == .transport(expected), "\(path): \(String(describing: error))", sourceLocation: sourceLocation)
+            #expect((error?.response != nil) == expectResponse, "\(path): response present", sourceLocation: sourceLocation)
+            #expect(error?.request?.url == server.url(path), sourceLocation: sourceLocation)
+            #expect(await manager.activeTransferCount == 0, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func connectionResetBeforeTheResponse() async throws {
+        try await expectTransport("/fault/reset", .networkConnectionLost, response: false)
+    }
+
+    @Test func serverClosesMidBody() async throws {
+        try await expectTransport("/drop?after=1000&total=100000", .networkConnectionLost, response: true)
+    }
+
+    @Test func contentLengthLargerThanTheBody() async throws {
+        try await expectTransport("/fault/short-body", .networkConnectionLost, response: true)
+    }
+
+    @Test func malformedStatusLine() async throws {
+        try await expectTransport("/fault/bad-status-line", .badServerResponse, response: false)
+    }
+
+    @Test func malformedHeader() async throws {
+        try await expectTransport("/fault/bad-header", .badServerResponse, response: false)
+    }
+
+    @Test func emptyReply() async throws {
+        try await expectTransport("/fault/close", .badServerResponse, response: false)
+    }
+
+    @Test func serverNeverAnswers() async throws {
+        try await expectTransport("/fault/no-response", .timedOut, response: false)
+    }
+
+    @Test func dripSlowerThanTheTimeout() async throws {
+        try await expectTransport("/drip?bytes=10&chunks=10&delay=1500", .timedOut, response: true)
+    }
+
+    @Test func redirectLoop() async throws {
+        try await expectTransport("/redirect-loop", .httpTooManyRedirects, response: false)
+    }
+
+    @Test func connectionRefused() async throws {
+        let server = try LoopbackServer()
+        let url = server.url("/bytes/1")
+        server.stop()
+        try await withDeadline(10) {
+            let manager = SessionManager()
+            let error = await expectNetworkingError { try await manager.data(from: url) }
+            #expect(error?.kind == .transport(.cannotConnectToHost))
+            await manager.invalidateAndCancel()
+        }
+    }
+
+    @Test func serverErrorIsAResponseAtTheSessionLevel() async throws {
+        try await withShortTimeout { server, manager in
+            let (body, response) = try await manager.data(from: server.url("/status/503"))
+            #expect(response.statusCode == 503)
+            #expect(String(decoding: body, as: UTF8.self) == "status 503")
+        }
+    }
+
+    @Test func unauthorizedWithoutCredentialDoesNotHang() async throws {
+        try await withShortTimeout { server, manager in
+            let (_, response) = try await manager.data(from: server.url("/basic-auth/u/p"))
+            #expect(response.statusCode == 401)
+        }
+    }
+
+    @Test func unauthorizedWithWrongCredentialStopsAfterBoundedAttempts() async throws {
+        try await withShortTimeout { server, manager in
+            await manager.setCredential(URLCredential(user: "u", password: "wrong", persistence: .none), forHost: "127.0.0.1")
+            let (_, response) = try await manager.data(from: server.url("/basic-auth/u/p"))
+            #expect(response.statusCode == 401)
+            #expect(server.requests.filter { $0.path == "/basic-auth/u/p" }.count <= 1 + 2)
+        }
+    }
+
+    @Test func bodyOverMaxResponseBytes() async throws {
+        try await withShortTimeout { server, manager in
+            let options = TransferOptions(maxResponseBytes: 4096)
+            let error = await expectNetworkingError { try await manager.data(from: server.url("/bytes/100000"), options: options) }
+            #expect(error?.kind == .responseTooLarge(limit: 4096))
+        }
+    }
+
+    @Test func gzipBombOverTheLimitIsStoppedWhileDecompressing() async throws {
+        try await withShortTimeout { server, manager in
+            let options = TransferOptions(maxResponseBytes: 1 << 20)
+            // ~100 KB on the wire that would inflate to 1 GiB.
+            let error = await expectNetworkingError { try await manager.data(from: server.url("/gzip/1073741824"), options: options) }
+            #expect(error?.kind == .responseTooLarge(limit: 1 << 20))
+        }
+    }
+
+    @Test func interimContinueBeforeTheFinalResponse() async throws {
+        try await withShortTimeout { server, manager in
+            let (body, response) = try await manager.data(from: server.url("/continue"))
+            #expect(response.statusCode == 200)
+            #expect(String(decoding: body, as: UTF8.self) == "after continue")
+        }
+    }
+}
