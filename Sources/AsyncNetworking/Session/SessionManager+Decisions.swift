@@ -29,6 +29,14 @@ extension SessionManager {
     /// body to the new URL itself once this task ends (see ``relaunch(_:with:)``).
     private func follow(_ request: URLRequest, after response: HTTPURLResponse, for state: TransferState) -> URLRequest? {
         state.redirectCount += 1
+        if response.statusCode == 307 || response.statusCode == 308, case .stream(let body) = state.upload, !body.isReplayable {
+            // URLSession would follow it with an empty body: a one-shot stream cannot be sent twice.
+            fail(state, with: NetworkingError(
+                .unsupportedOperation, "a \(response.statusCode) redirect needs the body re-sent, and a one-shot streamed body cannot be; upload it spooled instead",
+                request: state.originalRequest, response: response
+            ))
+            return nil
+        }
         guard response.statusCode == 307 || response.statusCode == 308, state.hasReplayableBody else {
             return request
         }
@@ -92,17 +100,25 @@ extension SessionManager {
             switch disposition {
             case .allow:
                 if let error = state.sink.didReceive(response: response, for: state) {
-                    state.deferred = nil
-                    return fail(state, with: error)
+                    return dropDeferred(of: state, failingWith: error)
                 }
                 releaseDeferred(of: state)
             case .cancel:
-                state.deferred = nil
-                cancelTransfer(state.id, reason: NetworkingError(
+                dropDeferred(of: state, failingWith: NetworkingError(
                     .cancelled, "the response hook cancelled the transfer", request: request, response: response
                 ))
             }
         }
+    }
+
+    /// Discards the callbacks held back during a decision and fails the transfer. When URLSession's
+    /// completion is among them the task has already ended, so no cancel confirmation will ever
+    /// come: the transfer finishes now instead of waiting for the cancellation watchdog (5 s).
+    private func dropDeferred(of state: TransferState, failingWith error: NetworkingError) {
+        let taskEnded = state.deferred?.contains { if case .complete = $0 { true } else { false } } ?? false
+        state.deferred = nil
+        guard taskEnded else { return fail(state, with: error) }
+        finish(state, .failure(error.adding(request: state.originalRequest, response: state.response)))
     }
 
     /// Whether a 401/407 must wait for its challenge: only when a credential might answer it.
@@ -125,8 +141,7 @@ extension SessionManager {
         state.pendingAuthentication = nil
         guard state.phase == .running else { return }
         if let error = state.sink.didReceive(response: response, for: state) {
-            state.deferred = nil
-            return fail(state, with: error)
+            return dropDeferred(of: state, failingWith: error)
         }
         releaseDeferred(of: state)
     }

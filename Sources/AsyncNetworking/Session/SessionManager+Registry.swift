@@ -60,6 +60,12 @@ extension SessionManager {
         case .none: task = session.dataTask(with: request)
         case .data(let data): task = session.uploadTask(with: request, from: data)
         case .file(let url): task = session.uploadTask(with: request, fromFile: url)
+        case .stream(let body):
+            // A data task with `httpBodyStream` reads the stream as it sends (always chunked on Linux).
+            var streamed = request
+            streamed.httpBody = nil
+            streamed.httpBodyStream = body.makeInputStream()
+            task = session.dataTask(with: streamed)
         }
         transfersByTask[task.taskIdentifier] = state
         state.didStart(task)

@@ -26,6 +26,8 @@ enum UploadSource: Sendable {
     case none
     case data(Data)
     case file(URL)
+    /// Read from an `InputStream` as it is sent (chunked); see `StreamedBody` in Transfers.
+    case stream(StreamedBody)
 }
 
 /// The per-transfer state AFNetworking kept in `AFURLSessionManagerTaskDelegate`, owned by the
@@ -103,6 +105,7 @@ final class TransferState {
         switch upload {
         case .none: return currentRequest.httpBody != nil
         case .data, .file: return true
+        case .stream(let body): return body.isReplayable
         }
     }
 
@@ -156,6 +159,8 @@ final class TransferState {
             }
         case .none:
             if let body = request.httpBody { return Int64(body.count) }
+        case .stream(let body):
+            if let length = body.length { return length }
         }
         if let value = request.value(forHTTPHeaderField: "Content-Length"), let length = Int64(value) {
             return length

@@ -1,0 +1,139 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The end of a download: move the complete file into place, or clean up (or keep, when resumable)
+/// the partial file, then tell the caller.
+extension DownloadSink {
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) {
+        switch result {
+        case .success(let metrics):
+            if let (response, body) = rejectedResponse {
+                return fail(statusError(response, body: body, transfer: transfer), transfer)
+            }
+            guard let response else {
+                return fail(NetworkingError(
+                    .transport(.badServerResponse), "the download ended without a response", request: transfer.originalRequest
+                ), transfer)
+            }
+            if let total = expectedLength, bytesOnDisk != total {
+                return fail(NetworkingError(
+                    .transport(.networkConnectionLost), "the body ended after \(bytesOnDisk) of \(total) bytes",
+                    request: transfer.originalRequest, response: response
+                ), transfer)
+            }
+            finish(response, metrics, transfer)
+        case .failure(let error):
+            fail(error, transfer)
+        }
+    }
+
+    /// Moves the complete partial file to its destination and reports it.
+    private func finish(_ response: HTTPURLResponse, _ metrics: TransferMetrics, _ transfer: TransferState) {
+        let options = plan.options
+        let source = plan.partialURL
+        let recordURL = plan.recordURL
+        let placed: Result<(URL, FileMove.Outcome), NetworkingError> = Result { () throws(NetworkingError) in
+            let target = try plan.finalURL(for: response)
+            if options.createIntermediateDirectories {
+                try TransferFiles.prepareDirectory(target.deletingLastPathComponent(), create: true, request: transfer.originalRequest)
+            }
+            return (target, try FileMove.move(source, to: target, replacing: options.replaceExisting))
+        }
+        guard case .success(let (target, outcome)) = placed else {
+            if case .failure(let error) = placed { keepCompleteFile(error, transfer) }
+            return
+        }
+        partialFile.close()
+        let output = output
+        let request = transfer.originalRequest
+        switch outcome {
+        case .moved:
+            TransferFiles.remove(recordURL)
+            Self.deliver(.success((target, response, metrics)), to: output)
+        case .needsCopy:
+            // A copy between file systems can take long: never on the manager's executor.
+            let replacing = options.replaceExisting
+            Task.detached {
+                DownloadSink.copy(source, to: target, replacing: replacing, recordURL: recordURL, response: response,
+                                  metrics: metrics, request: request, output: output)
+            }
+        }
+    }
+
+    /// Copies a finished download across file systems (blocking), then reports it.
+    private static func copy(
+        _ source: URL, to target: URL, replacing: Bool, recordURL: URL, response: HTTPURLResponse,
+        metrics: TransferMetrics, request: URLRequest, output: Output
+    ) {
+        do {
+            try FileMove.copyAcrossFileSystems(source, to: target, replacing: replacing)
+            TransferFiles.remove(recordURL)
+            deliver(.success((target, response, metrics)), to: output)
+        } catch {
+            deliver(.failure(error.adding(request: request, response: response)), to: output)
+        }
+    }
+
+    /// The body is complete but could not be put in place: keep it and say where it is.
+    private func keepCompleteFile(_ error: NetworkingError, _ transfer: TransferState) {
+        partialFile.close()
+        if !plan.options.resumable { TransferFiles.remove(plan.recordURL) }
+        let error = Self.error(error, fileURL: plan.partialURL).adding(request: transfer.originalRequest, response: response)
+        Self.deliver(.failure(error), to: output)
+    }
+
+    /// The download failed: keep the partial file for a later resume when that is possible and
+    /// wanted, else delete it.
+    private func fail(_ error: NetworkingError, _ transfer: TransferState) {
+        var error = error.adding(request: transfer.originalRequest)
+        if plan.options.resumable, hasValidator, bytesOnDisk > 0, Self.worthKeeping(after: error) {
+            partialFile.close()
+            error = Self.error(error, fileURL: plan.partialURL)
+        } else {
+            partialFile.remove()
+            TransferFiles.remove(plan.recordURL)
+        }
+        Self.deliver(.failure(error), to: output)
+    }
+
+    /// The transfer was never registered: keep bytes from an earlier attempt of a resumable
+    /// download, else delete the partial file. The output is not told (the caller throws).
+    func abandon() {
+        if plan.options.resumable && bytesOnDisk > 0 {
+            partialFile.close()
+        } else {
+            partialFile.remove()
+            TransferFiles.remove(plan.recordURL)
+        }
+    }
+
+    /// A client error (other than 408 and 429) means the resource is gone or refused: its partial
+    /// bytes are of no further use.
+    private static func worthKeeping(after error: NetworkingError) -> Bool {
+        guard case .unacceptableStatusCode(let status) = error.kind else { return true }
+        return !(400..<500).contains(status) || status == 408 || status == 429
+    }
+
+    private static func error(_ error: NetworkingError, fileURL: URL) -> NetworkingError {
+        NetworkingError(
+            error.kind, error.message, request: error.request, response: error.response, body: error.body,
+            underlyingError: error.underlyingError, fileURL: error.fileURL ?? fileURL
+        )
+    }
+
+    private static func deliver(_ result: Result<(URL, HTTPURLResponse, TransferMetrics), NetworkingError>, to output: Output) {
+        switch (output, result) {
+        case (.events(let channel), .success(let (url, _, metrics))):
+            channel.send(.downloaded(url))
+            channel.finish(metrics)
+        case (.events(let channel), .failure(let error)):
+            channel.fail(error)
+        case (.awaiting(let continuation), .success(let (url, response, _))):
+            continuation.resume(returning: (url, response))
+        case (.awaiting(let continuation), .failure(let error)):
+            continuation.resume(throwing: error)
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Writes a download's body to its partial file as it arrives, and moves the file into place when
+/// the transfer succeeds: the ``TransferSink`` behind every download.
+///
+/// Downloads are data tasks, not URLSession download tasks: on Linux those leave their temporary
+/// files behind, write a 404's error page as the file, produce no resume data and corrupt the file
+/// when suspended. Here every chunk is written with `pwrite` at its offset on the manager's
+/// executor, so the bytes on disk are always exact: the next attempt (after a pause, a cancel, a
+/// dropped connection or a restart) asks for the rest with `Range` and `If-Range`.
+final class DownloadSink: TransferSink {
+    /// Where the result goes.
+    enum Output {
+        /// A ``TransferHandle``'s event stream.
+        case events(EventChannel)
+        /// One awaiting caller of ``SessionManager/download(for:to:options:)``.
+        case awaiting(UnsafeContinuation<(URL, HTTPURLResponse), any Error>)
+    }
+
+    let plan: DownloadPlan
+    let output: Output
+    private let file: PartialFile
+
+    // What is on disk (survives pauses).
+    private(set) var bytesOnDisk: Int64
+    private var validator: String?
+    private var totalLength: Int64?
+
+    // The current attempt.
+    private var rangeStart: Int64?
+    private var writeOffset: Int64 = 0
+    private var rejected: (response: HTTPURLResponse, body: Data)?
+    private var finalResponse: HTTPURLResponse?
+    private var sentResponse = false
+    private var restarts = 0
+
+    init(plan: DownloadPlan, file: PartialFile, resumePoint: DownloadPlan.ResumePoint, output: Output) {
+        self.plan = plan
+        self.file = file
+        self.output = output
+        bytesOnDisk = resumePoint.bytesOnDisk
+        validator = resumePoint.validator
+        totalLength = resumePoint.totalLength
+    }
+
+    var wantsProgress: Bool {
+        if case .events = output { return true }
+        return false
+    }
+
+    var supportsPause: Bool { true }
+
+    // MARK: Launch
+
+    func request(forLaunching request: URLRequest, transfer: TransferState) throws(NetworkingError) -> URLRequest {
+        var request = request
+        rejected = nil
+        finalResponse = nil
+        // Byte offsets must be offsets in the stored representation, not in a compressed stream.
+        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        guard !plan.hasCallerRange, bytesOnDisk > 0, let validator else {
+            rangeStart = nil
+            writeOffset = 0
+            try discardBytesOnDisk()
+            return request
+        }
+        // A complete file still asks for its last byte: a 206 confirms it, a 200 replaces it, and a
+        // 416 (which would not say whether the validator matched) never happens.
+        let start = totalLength.map { min(bytesOnDisk, max(0, $0 - 1)) } ?? bytesOnDisk
+        request.setValue("bytes=\(start)-", forHTTPHeaderField: "Range")
+        request.setValue(validator, forHTTPHeaderField: "If-Range")
+        rangeStart = start
+        writeOffset = start
+        return request
+    }
+
+    // MARK: Response and body
+
+    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
+        rejected = nil
+        let status = response.statusCode
+        if status == 206, let start = rangeStart {
+            guard let range = ResumeHeaders.contentRange(of: response), range.start <= start,
+                  ResumeHeaders.isIdentityEncoded(response), sameRepresentation(response)
+            else {
+                return restartWithoutRange(transfer, because: "the 206 does not continue the bytes on disk")
+            }
+            writeOffset = range.start
+            if let total = range.total { totalLength = total }
+        } else if (200..<300).contains(status) && (status != 206 || plan.hasCallerRange || rangeStart == nil) {
+            if status == 206 && !plan.hasCallerRange {
+                return restartWithoutRange(transfer, because: "a 206 answered a request without Range")
+            }
+            // The whole body: the server ignored the range or the representation changed.
+            do { try discardBytesOnDisk() } catch { return error }
+            writeOffset = 0
+            let identity = ResumeHeaders.isIdentityEncoded(response)
+            validator = identity && !plan.hasCallerRange ? ResumeHeaders.validator(of: response) : nil
+            totalLength = identity ? TransferState.expectedBodyLength(of: response) : nil
+            if let error = saveRecord() { return error }
+        } else if status == 416, rangeStart != nil {
+            return restartWithoutRange(transfer, because: "the server could not satisfy the range")
+        } else {
+            // An error status: its body is kept for the error, never written to the file.
+            rejected = (response, Data())
+            return nil
+        }
+        finalResponse = response
+        if !sentResponse, case .events(let channel) = output {
+            sentResponse = true
+            channel.send(.response(response))
+        }
+        return nil
+    }
+
+    func didReceive(data: Data, for transfer: TransferState) -> NetworkingError? {
+        if let (response, kept) = rejected {
+            var body = kept
+            rejected = nil
+            let room = max(0, plan.options.maxErrorBodyBytes - body.count)
+            body.append(data.prefix(room))
+            rejected = (response, body)
+            return data.count > room ? statusError(response, body: body, transfer: transfer) : nil
+        }
+        do {
+            try file.write(data, at: writeOffset)
+        } catch {
+            return error
+        }
+        writeOffset += Int64(data.count)
+        bytesOnDisk = max(bytesOnDisk, writeOffset)
+        return nil
+    }
+
+    func didProgress(_ progress: TransferProgress, upload: Bool) {
+        guard case .events(let channel) = output else { return }
+        if upload {
+            channel.send(progress: progress, upload: true)
+        } else if rejected == nil {
+            channel.send(progress: TransferProgress(completedBytes: bytesOnDisk, expectedBytes: totalLength), upload: false)
+        }
+    }
+
+    func didPause(transfer: TransferState) {
+        // Whatever was under way (a restart, an error body) starts over on resume.
+        transfer.resendRequest = nil
+        rejected = nil
+    }
+
+    // MARK: Helpers
+
+    /// Whether a 206 is of the representation the bytes on disk came from (when it says).
+    private func sameRepresentation(_ response: HTTPURLResponse) -> Bool {
+        guard let validator, validator.hasPrefix("\""), let etag = response.value(forHTTPHeaderField: "ETag") else { return true }
+        return etag.trimmingCharacters(in: .whitespaces) == validator
+    }
+
+    /// Drops the bytes on disk and starts the transfer again with a plain request, at most twice.
+    private func restartWithoutRange(_ transfer: TransferState, because reason: String) -> NetworkingError? {
+        guard restarts < 2 else {
+            return NetworkingError(
+                .transport(.badServerResponse), "\(reason), again after restarting the download",
+                request: transfer.originalRequest, response: transfer.response
+            )
+        }
+        restarts += 1
+        do {
+            validator = nil
+            totalLength = nil
+            try discardBytesOnDisk()
+        } catch {
+            return error
+        }
+        // The core re-sends `resendRequest` once this task ends (its later callbacks are ignored).
+        transfer.resendRequest = transfer.currentRequest
+        transfer.task?.cancel()
+        return nil
+    }
+
+    private func discardBytesOnDisk() throws(NetworkingError) {
+        if bytesOnDisk > 0 || file.size > 0 { try file.truncate(to: 0) }
+        bytesOnDisk = 0
+        TransferFiles.remove(plan.recordURL)
+    }
+
+    /// Records what the bytes on disk belong to, for a later attempt.
+    private func saveRecord() -> NetworkingError? {
+        guard plan.options.resumable, let validator else { return nil }
+        do {
+            try DownloadRecord(url: plan.url.absoluteString, validator: validator, totalLength: totalLength).save(to: plan.recordURL)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func statusError(_ response: HTTPURLResponse, body: Data, transfer: TransferState) -> NetworkingError {
+        NetworkingError(
+            .unacceptableStatusCode(response.statusCode),
+            "the server answered \(response.statusCode); nothing was written to the destination",
+            request: transfer.originalRequest, response: response, body: body
+        )
+    }
+
+    // MARK: Completion state, for DownloadSink+Completion
+
+    var partialFile: PartialFile { file }
+    var hasValidator: Bool { validator != nil }
+    var expectedLength: Int64? { totalLength }
+    var rejectedResponse: (response: HTTPURLResponse, body: Data)? { rejected }
+    var response: HTTPURLResponse? { finalResponse }
+}

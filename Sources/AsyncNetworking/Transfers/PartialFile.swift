@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file a download writes into before it is moved into place, open for positioned writes and
+/// locked (`flock`) so two downloads — in this process or another — never write the same one.
+///
+/// Used only on the ``SessionManager``'s executor. Writes go straight to the kernel with `pwrite`
+/// (no buffering in memory), so a download of any size uses a few kilobytes here.
+final class PartialFile {
+    let url: URL
+    private var descriptor: Int32
+
+    /// Opens (creating if needed) and locks the file at `url`.
+    ///
+    /// - Throws: ``NetworkingError/Kind/fileWriteFailed`` when it cannot be opened, or
+    ///   ``NetworkingError/Kind/unsupportedOperation`` when another download holds it.
+    init(url: URL, request: URLRequest?) throws(NetworkingError) {
+        self.url = url
+        let descriptor = url.withUnsafeFileSystemRepresentation { path -> Int32 in
+            guard let path else { return -1 }
+            return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        }
+        guard descriptor >= 0 else {
+            throw NetworkingError(
+                .fileWriteFailed, "could not open \(url.path): \(TransferFiles.errnoDescription())",
+                request: request, fileURL: url
+            )
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            posixClose(descriptor)
+            throw NetworkingError(
+                code == EWOULDBLOCK ? .unsupportedOperation : .fileWriteFailed,
+                code == EWOULDBLOCK ? "another download is already writing \(url.path)"
+                    : "could not lock \(url.path): \(TransferFiles.errnoDescription(code))",
+                request: request, fileURL: url
+            )
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close() }
+
+    /// Whether the file is still open.
+    var isOpen: Bool { descriptor >= 0 }
+
+    /// The file's current size in bytes.
+    var size: Int64 {
+        var info = stat()
+        guard descriptor >= 0, fstat(descriptor, &info) == 0 else { return 0 }
+        return Int64(info.st_size)
+    }
+
+    /// Writes all of `data` at `offset`.
+    func write(_ data: Data, at offset: Int64) throws(NetworkingError) {
+        let failure: Int32? = data.withUnsafeBytes { buffer -> Int32? in
+            var written = 0
+            while written < buffer.count {
+                let result = pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset) + off_t(written))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += result
+            }
+            return nil
+        }
+        if let failure {
+            throw NetworkingError(
+                .fileWriteFailed, "could not write to \(url.path): \(TransferFiles.errnoDescription(failure))", fileURL: url
+            )
+        }
+    }
+
+    /// Cuts the file to `length` bytes.
+    func truncate(to length: Int64) throws(NetworkingError) {
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            throw NetworkingError(
+                .fileWriteFailed, "could not truncate \(url.path): \(TransferFiles.errnoDescription())", fileURL: url
+            )
+        }
+    }
+
+    /// Closes the file, releasing the lock. Idempotent.
+    func close() {
+        guard descriptor >= 0 else { return }
+        posixClose(descriptor)
+        descriptor = -1
+    }
+
+    /// Deletes the file and closes it.
+    func remove() {
+        TransferFiles.remove(url)
+        close()
+    }
+}
+
+/// `close(2)`, named apart from ``PartialFile/close()``.
+private func posixClose(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #elseif canImport(Musl)
+    _ = Musl.close(descriptor)
+    #else
+    _ = Darwin.close(descriptor)
+    #endif
+}

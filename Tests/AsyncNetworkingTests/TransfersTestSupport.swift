@@ -1,0 +1,90 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import LoopbackServer
+@testable import AsyncNetworking
+
+/// Helpers shared by the Transfers test suites.
+enum TransfersSupport {
+    /// Runs `body` with a new, empty directory that is removed afterwards.
+    static func withDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("TransfersTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await body(directory)
+    }
+
+    /// The FNV-1a checksum of a file, read in 1 MiB pieces.
+    static func checksum(ofFile url: URL) throws -> UInt64 {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = FNV1a64()
+        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty { hasher.update(piece) }
+        return hasher.value
+    }
+
+    /// The FNV-1a checksum of `/bytes/N?seed=S` (or the unseeded pattern when `seed` is nil).
+    static func checksum(seed: UInt64?, count: Int) -> UInt64 {
+        var hasher = FNV1a64()
+        var offset = 0
+        while offset < count {
+            let length = min(1 << 20, count - offset)
+            hasher.update(seed.map { SeededBytes.data(seed: $0, offset: offset, count: length) }
+                ?? BytePattern.data(offset: offset, count: length))
+            offset += length
+        }
+        return hasher.value
+    }
+
+    /// Writes `count` seeded bytes to a new file at `url` in 1 MiB pieces.
+    static func writeSeeded(_ url: URL, seed: UInt64, count: Int) throws {
+        FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var offset = 0
+        while offset < count {
+            let length = min(1 << 20, count - offset)
+            try handle.write(contentsOf: SeededBytes.data(seed: seed, offset: offset, count: length))
+            offset += length
+        }
+    }
+
+    /// Names of the entries in a directory (hidden ones included).
+    static func contents(of directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+    }
+
+    /// Files of the given kinds AsyncNetworking left in the system temporary directory.
+    static func temporaryFiles(kinds: [String] = ["upload", "multipart", "download", "copy"]) -> [String] {
+        contents(of: FileManager.default.temporaryDirectory).filter { name in
+            kinds.contains { name.hasPrefix("AsyncNetworking-\($0)-") }
+        }
+    }
+
+    /// The requests the server saw for `path`, oldest first.
+    static func requests(_ server: LoopbackServer, path: String) -> [RecordedRequest] {
+        server.requests.filter { $0.path == path }
+    }
+
+    /// Whether progress values never go back and end at `total`.
+    static func isMonotonic(_ progress: [TransferProgress], endingAt total: Int64) -> Bool {
+        guard let last = progress.last, last.completedBytes == total else { return false }
+        return zip(progress, progress.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes }
+    }
+}
+
+extension TransferEvent {
+    /// The download or upload progress carried, if any.
+    var downloadProgressValue: TransferProgress? {
+        if case .downloadProgress(let progress) = self { return progress }
+        return nil
+    }
+
+    var uploadProgressValue: TransferProgress? {
+        if case .uploadProgress(let progress) = self { return progress }
+        return nil
+    }
+}
