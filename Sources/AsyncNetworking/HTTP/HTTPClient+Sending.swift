@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The general forms behind the verbs: any method, any serializer, the full ``HTTPResponse``, or
+/// the transfer's handle.
+extension HTTPClient {
+    /// Sends a request built from the arguments and serializes the response with `serializer`.
+    ///
+    /// Suspends until the whole body has arrived and been serialized. Cancelling the calling task
+    /// cancels the transfer and throws ``NetworkingError/Kind/cancelled``.
+    ///
+    /// - Throws: any ``NetworkingError``: request building (see ``makeRequest(_:_:parameters:headers:)``),
+    ///   transport, ``TransferOptions/maxResponseBytes``, or the serializer's validation and decoding.
+    ///   Errors after a response carry it and its body.
+    public func request<Serializer: ResponseSerializer>(
+        _ method: HTTPMethod, _ url: some URLConvertible, parameters: Parameters? = nil,
+        headers: [String: String] = [:], serializer: Serializer
+    ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
+        try await send(makeRequest(method, url, parameters: parameters, headers: headers), serializer: serializer)
+    }
+
+    /// Sends a request and decodes its JSON body as `type` with `decoder`
+    /// (``DecodableResponseSerializer``: status `200..<300`, JSON content types).
+    /// See ``request(_:_:parameters:headers:serializer:)``.
+    public func request<Value: Decodable & Sendable>(
+        _ method: HTTPMethod, _ url: some URLConvertible, parameters: Parameters? = nil,
+        headers: [String: String] = [:], as type: Value.Type, decoder: JSONDecoder = JSONDecoder()
+    ) async throws(NetworkingError) -> HTTPResponse<Value> {
+        try await request(method, url, parameters: parameters, headers: headers, serializer: DecodableResponseSerializer(type, decoder: decoder))
+    }
+
+    /// Sends a request and returns the body as `Data`, after ``DataResponseSerializer`` validation
+    /// (status `200..<300`). See ``request(_:_:parameters:headers:serializer:)``.
+    public func request(
+        _ method: HTTPMethod, _ url: some URLConvertible, parameters: Parameters? = nil,
+        headers: [String: String] = [:]
+    ) async throws(NetworkingError) -> HTTPResponse<Data> {
+        try await request(method, url, parameters: parameters, headers: headers, serializer: DataResponseSerializer())
+    }
+
+    /// Sends a prepared request (from ``makeRequest(_:_:parameters:headers:)``, possibly modified)
+    /// with ``transferOptions``, and serializes the response.
+    ///
+    /// Suspends until the body has arrived and been serialized; cancelling the calling task cancels
+    /// the transfer and throws ``NetworkingError/Kind/cancelled``.
+    public func send<Serializer: ResponseSerializer>(
+        _ request: URLRequest, serializer: Serializer
+    ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
+        let (data, response, metrics) = try await exchange(request)
+        let value = try serializer.serialize(data, response: response, request: request)
+        return HTTPResponse(value: value, response: response, data: data, request: request, metrics: metrics)
+    }
+
+    /// Starts a request built from the arguments and returns its handle at once, for a progress
+    /// loop: `for try await event in handle.events { ... }` (upload progress for a body, the
+    /// response, data chunks, download progress, completion).
+    ///
+    /// No response serializer runs and no status is validated: the events are the raw transfer.
+    /// Serialize the collected body yourself if you need a value
+    /// (`try serializer.serialize(body, response: response, request: handle.originalRequest)`).
+    /// Uses ``transferOptions``. Dropping the handle and its events before the end cancels the transfer.
+    ///
+    /// - Throws: request building errors (see ``makeRequest(_:_:parameters:headers:)``) and
+    ///   ``NetworkingError/Kind/sessionInvalidated``, before anything is sent.
+    public func dataTask(
+        _ method: HTTPMethod, _ url: some URLConvertible, parameters: Parameters? = nil,
+        headers: [String: String] = [:]
+    ) async throws(NetworkingError) -> TransferHandle {
+        let request = try makeRequest(method, url, parameters: parameters, headers: headers)
+        return try await manager.dataTask(with: request, options: transferOptions)
+    }
+
+    /// Runs `request` to the end through its event stream and returns the body, the final response
+    /// and the metrics. A failure carries the request, the response and the body received.
+    func exchange(_ request: URLRequest) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
+        let handle = try await manager.dataTask(with: request, options: transferOptions)
+        var iterator = handle.events.makeAsyncIterator()
+        var body = Data()
+        var response: HTTPURLResponse?
+        do {
+            while let event = try await iterator.next() {
+                switch event {
+                case .response(let head):
+                    response = head
+                    body = Data()
+                case .data(let chunk):
+                    body.append(chunk)
+                case .completed(let metrics):
+                    guard let response else { break }
+                    return (body, response, metrics)
+                case .uploadProgress, .downloadProgress, .downloaded:
+                    break
+                }
+            }
+        } catch {
+            throw error.adding(request: request, response: response, body: body.isEmpty ? nil : body)
+        }
+        throw NetworkingError(
+            .transport(.badServerResponse), "the transfer ended without an HTTP response", request: request
+        )
+    }
+}

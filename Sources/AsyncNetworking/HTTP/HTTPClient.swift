@@ -1,0 +1,126 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An HTTP client over a ``SessionManager``: base URL, verbs, request and response serialization
+/// (AFNetworking's `AFHTTPSessionManager`, for async/await).
+///
+/// ```swift
+/// let client = HTTPClient(manager: manager, baseURL: URL(string: "https://api.example.com/v1"))
+/// let user = try await client.get("users/42", as: User.self)              // GET /v1/users/42
+/// let hits = try await client.get("search", parameters: ["q": "swift"], as: [Hit].self)
+/// let made = try await client.post("users", parameters: .encodable(NewUser(name: "Ada")), as: User.self)
+/// let handle = try await client.dataTask(.get, "files/big")              // progress loop
+/// for try await event in handle.events { ... }
+/// ```
+///
+/// `HTTPClient` is a value: copies share the manager (and so its connections, hooks and
+/// credentials) but not their settings, so a per-request variation is a copy:
+/// `var quick = client; quick.timeoutInterval = 2`.
+///
+/// Hooks (redirects, authentication challenges, caching, responses) and per-host credentials live
+/// on the manager: `await client.manager.setHooks(SessionHooks(redirect: { ... }))`,
+/// `await client.manager.setCredential(credential, forHost: "api.example.com")`.
+public struct HTTPClient: Sendable {
+    /// The manager that runs the transfers. Hooks and credentials are set on it.
+    public let manager: SessionManager
+
+    /// Relative paths resolve against this URL (RFC 3986, `..` included); absolute URLs ignore it.
+    /// A base URL with a path gets a terminal `/` when set (AFNetworking's rule), so
+    /// `https://h/v1` + `users` is `https://h/v1/users`. Default `nil`: every URL must be absolute.
+    public var baseURL: URL? {
+        get { storedBaseURL }
+        set { storedBaseURL = newValue.map(Self.normalizedBaseURL) }
+    }
+    private var storedBaseURL: URL?
+
+    /// Encodes parameters into the query or the body. Default ``URLEncodedRequestSerializer``.
+    public var requestSerializer: any RequestSerializer
+
+    /// Headers added to every request that does not set them itself (a call's `headers` win).
+    /// Default ``DefaultHeaders/standard`` (`Accept-Language` and `User-Agent` built from the process).
+    public var defaultHeaders: [String: String]
+
+    /// Each request's timeout in seconds (`URLRequest.timeoutInterval`). Default 60, as AFNetworking.
+    /// Expiry fails with ``NetworkingError/Kind/transport(_:)`` `.timedOut`.
+    ///
+    /// It bounds the wait for the next data, not the whole transfer. On Linux, FoundationNetworking
+    /// truncates it to whole seconds and treats 0 as "no timeout", so a fraction is rounded *up*
+    /// here (0.2 becomes 1) rather than silently disabling the timeout.
+    public var timeoutInterval: TimeInterval
+
+    /// Each request's cache policy. Default `.useProtocolCachePolicy` (the manager's default
+    /// configuration has no URL cache, so nothing is cached unless you configure one).
+    public var cachePolicy: URLRequest.CachePolicy
+
+    /// Options for each transfer: ``TransferOptions/maxResponseBytes``, buffering, priority.
+    /// Default ``TransferOptions/default``.
+    public var transferOptions: TransferOptions
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - manager: runs the transfers. Default: a new ``SessionManager`` with its default
+    ///     configuration (invalidated when the last reference to it goes away).
+    ///   - baseURL: see ``baseURL``. Default `nil`.
+    ///   - requestSerializer: see ``requestSerializer``. Default ``URLEncodedRequestSerializer``.
+    ///   - defaultHeaders: see ``defaultHeaders``. Default ``DefaultHeaders/standard``.
+    public init(
+        manager: SessionManager = SessionManager(),
+        baseURL: URL? = nil,
+        requestSerializer: any RequestSerializer = URLEncodedRequestSerializer(),
+        defaultHeaders: [String: String] = DefaultHeaders.standard
+    ) {
+        self.manager = manager
+        self.storedBaseURL = baseURL.map(Self.normalizedBaseURL)
+        self.requestSerializer = requestSerializer
+        self.defaultHeaders = defaultHeaders
+        self.timeoutInterval = 60
+        self.cachePolicy = .useProtocolCachePolicy
+        self.transferOptions = .default
+    }
+
+    /// Resolves `url` against ``baseURL``, or throws.
+    ///
+    /// - Throws: ``NetworkingError/Kind/invalidURL`` or ``NetworkingError/Kind/unsupportedScheme(_:)``.
+    public func resolve(_ url: some URLConvertible) throws(NetworkingError) -> URL {
+        let resolved = try url.resolved(against: baseURL)
+        try RequestValidation.validate(resolved)
+        return resolved
+    }
+
+    /// Builds the request a verb would send, without sending it (AFNetworking's
+    /// `requestWithMethod:URLString:parameters:error:`): the URL resolved against ``baseURL``, the
+    /// method, ``timeoutInterval``, ``cachePolicy``, ``defaultHeaders`` overridden by `headers`,
+    /// then `parameters` encoded by ``requestSerializer``.
+    ///
+    /// - Throws: ``NetworkingError/Kind/invalidURL``, ``NetworkingError/Kind/unsupportedScheme(_:)``
+    ///   or ``NetworkingError/Kind/requestSerializationFailed``; nothing is sent.
+    public func makeRequest(
+        _ method: HTTPMethod, _ url: some URLConvertible,
+        parameters: Parameters? = nil, headers: [String: String] = [:]
+    ) throws(NetworkingError) -> URLRequest {
+        var request = URLRequest(url: try resolve(url))
+        request.cachePolicy = cachePolicy
+        // Set through the property: on Linux the initializer's timeout is ignored by URLSession.
+        request.timeoutInterval = effectiveTimeoutInterval
+        request.httpMethod = method.rawValue
+        for (field, value) in defaultHeaders where headers.keys.first(where: { $0.caseInsensitiveCompare(field) == .orderedSame }) == nil {
+            request.setValue(value, forHTTPHeaderField: field)
+        }
+        for (field, value) in headers {
+            request.setValue(value, forHTTPHeaderField: field)
+        }
+        return try requestSerializer.serialize(request, with: parameters)
+    }
+
+    /// ``timeoutInterval`` as URLSession will honour it: on Linux whole seconds, rounded up.
+    var effectiveTimeoutInterval: TimeInterval {
+        #if canImport(FoundationNetworking)
+        return timeoutInterval > 0 ? timeoutInterval.rounded(.up) : timeoutInterval
+        #else
+        return timeoutInterval
+        #endif
+    }
+}

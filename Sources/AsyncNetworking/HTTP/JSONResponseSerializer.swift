@@ -1,0 +1,56 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Parses the body as JSON into a ``JSONValue`` (AFNetworking's `AFJSONResponseSerializer`, with a
+/// `Sendable` tree instead of `id`).
+///
+/// Accepts `application/json`, `text/json` and `text/javascript` by default; add a type without
+/// subclassing: `JSONResponseSerializer().acceptingContentTypes("text/html")`. Any JSON value is
+/// accepted at the top level (fragments included).
+///
+/// An empty body is ``JSONValue/null`` for the statuses and methods the validation allows empty
+/// (204, 205, `HEAD`), else ``NetworkingError/Kind/responseSerializationFailed``.
+public struct JSONResponseSerializer: ValidatingResponseSerializer, Hashable {
+    /// The checks made first. Default: status `200..<300`, ``ResponseValidation/jsonContentTypes``.
+    public var validation: ResponseValidation
+
+    /// Creates a serializer. Default validation: status `200..<300`, the JSON content types.
+    public init(validation: ResponseValidation = ResponseValidation(acceptableContentTypes: ResponseValidation.jsonContentTypes)) {
+        self.validation = validation
+    }
+
+    /// Validates and parses the body.
+    ///
+    /// - Throws: ``NetworkingError/Kind/responseSerializationFailed`` with the `DecodingError`
+    ///   when the body is not JSON, and the body in ``NetworkingError/body``.
+    public func serialize(_ data: Data, response: HTTPURLResponse, request: URLRequest?) throws(NetworkingError) -> JSONValue {
+        try validation.validate(data, response: response, request: request)
+        return try decodeJSON(JSONValue.self, from: data, decoder: JSONDecoder(), validation: validation, response: response, request: request)
+    }
+}
+
+extension ResponseSerializer {
+    /// Decodes JSON, handling empty bodies per `validation` (and always for ``Empty``).
+    func decodeJSON<Value: Decodable>(
+        _ type: Value.Type, from data: Data, decoder: JSONDecoder, validation: ResponseValidation,
+        response: HTTPURLResponse, request: URLRequest?
+    ) throws(NetworkingError) -> Value {
+        if data.isEmpty || data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            if type == Empty.self || validation.allowsEmptyBody(response: response, request: request),
+               let empty = Self.emptyValue(of: type) {
+                return empty
+            }
+            throw Self.emptyBodyError("\(type)", response: response, request: request).adding(body: data.isEmpty ? nil : data)
+        }
+        do {
+            return try decoder.decode(type, from: data)
+        } catch {
+            throw NetworkingError(
+                .responseSerializationFailed, "the body could not be decoded as \(type)",
+                request: request, response: response, body: data, underlyingError: error
+            )
+        }
+    }
+}

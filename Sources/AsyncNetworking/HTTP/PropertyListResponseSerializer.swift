@@ -1,0 +1,54 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Decodes a property-list body (XML or binary) into a `Decodable` value (AFNetworking's
+/// `AFPropertyListResponseSerializer`, typed).
+///
+/// Accepts `application/x-plist` by default. Empty bodies are handled as by
+/// ``DecodableResponseSerializer``.
+public struct PropertyListResponseSerializer<Value: Decodable & Sendable>: ValidatingResponseSerializer {
+    /// The checks made first. Default: status `200..<300`, ``ResponseValidation/propertyListContentTypes``.
+    public var validation: ResponseValidation
+    /// The decoder. Default: a new `PropertyListDecoder`.
+    public var decoder: PropertyListDecoder
+
+    /// Creates a serializer; every argument has the default described on its property.
+    public init(
+        _ type: Value.Type = Value.self,
+        decoder: PropertyListDecoder = PropertyListDecoder(),
+        validation: ResponseValidation = ResponseValidation(acceptableContentTypes: ResponseValidation.propertyListContentTypes)
+    ) {
+        self.decoder = decoder
+        self.validation = validation
+    }
+
+    /// Validates and decodes the body.
+    ///
+    /// - Throws: ``NetworkingError/Kind/responseSerializationFailed`` with the `DecodingError` as
+    ///   ``NetworkingError/underlyingError`` and the body in ``NetworkingError/body``.
+    public func serialize(_ data: Data, response: HTTPURLResponse, request: URLRequest?) throws(NetworkingError) -> Value {
+        try validation.validate(data, response: response, request: request)
+        if data.isEmpty {
+            if Value.self == Empty.self || validation.allowsEmptyBody(response: response, request: request),
+               let empty = Self.emptyValue(of: Value.self) {
+                return empty
+            }
+            throw Self.emptyBodyError("\(Value.self)", response: response, request: request)
+        }
+        do {
+            return try decoder.decode(Value.self, from: data)
+        } catch {
+            throw NetworkingError(
+                .responseSerializationFailed, "the body could not be decoded as a \(Value.self) property list",
+                request: request, response: response, body: data, underlyingError: error
+            )
+        }
+    }
+}
+
+extension ResponseValidation {
+    /// The property-list type AFNetworking accepts: `application/x-plist`.
+    public static let propertyListContentTypes: Set<String> = ["application/x-plist"]
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// AFNetworking's query-string construction (`AFQueryStringFromParameters`), as pure functions.
+///
+/// - Keys are sorted (by `String` order) at every level, so the output is stable.
+/// - A nested object becomes `outer[inner]=value`; an array becomes `key[]=element` per element
+///   (objects inside arrays: `key[][inner]=value`).
+/// - ``JSONValue/null`` is the escaped key alone (no `=`); empty arrays and objects add nothing.
+/// - Keys and values are escaped with ``percentEscaped(_:)``, so brackets appear as `%5B`/`%5D`:
+///   `["a": ["b": "c"]]` is `a%5Bb%5D=c`, exactly as AFNetworking sends it.
+public enum URLEncoding {
+    /// How ``JSONValue/bool(_:)`` values are written in a query or form.
+    public enum BoolEncoding: Sendable, Hashable {
+        /// `1` and `0`, as AFNetworking (an `NSNumber`'s description) and Alamofire send them. The default.
+        case numeric
+        /// `true` and `false`.
+        case literal
+    }
+
+    /// The characters left unescaped: RFC 3986's query characters minus the general delimiters
+    /// `:#[]@` and sub-delimiters `!$&'()*+,;=` — `?` and `/` stay (AFNetworking's
+    /// `AFCharacterSetURLQueryAllowed`, RFC 3986 section 3.4).
+    public static let allowedCharacters: CharacterSet = {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: ":#[]@!$&'()*+,;=")
+        return allowed
+    }()
+
+    /// Percent-escapes `string` for a query key or value (UTF-8; see ``allowedCharacters``).
+    /// A space becomes `%20` (not `+`), as in AFNetworking.
+    public static func percentEscaped(_ string: String) -> String {
+        // Escaping whole strings (not 50-character batches as AFNetworking must on old iOS) cannot
+        // split a surrogate pair or a grapheme.
+        string.addingPercentEncoding(withAllowedCharacters: allowedCharacters) ?? string
+    }
+
+    /// The `key=value` pairs of `parameters`, joined with `&`, in sorted key order.
+    public static func queryString(from parameters: [String: JSONValue], boolEncoding: BoolEncoding = .numeric) -> String {
+        var pairs: [String] = []
+        for key in parameters.keys.sorted() {
+            appendPairs(key: key, value: parameters[key]!, boolEncoding: boolEncoding, to: &pairs)
+        }
+        return pairs.joined(separator: "&")
+    }
+
+    private static func appendPairs(key: String, value: JSONValue, boolEncoding: BoolEncoding, to pairs: inout [String]) {
+        switch value {
+        case .object(let object):
+            for nestedKey in object.keys.sorted() {
+                appendPairs(key: "\(key)[\(nestedKey)]", value: object[nestedKey]!, boolEncoding: boolEncoding, to: &pairs)
+            }
+        case .array(let array):
+            for element in array {
+                appendPairs(key: "\(key)[]", value: element, boolEncoding: boolEncoding, to: &pairs)
+            }
+        case .null:
+            pairs.append(percentEscaped(key))
+        case .string(let string):
+            pairs.append(percentEscaped(key) + "=" + percentEscaped(string))
+        case .int(let number):
+            pairs.append(percentEscaped(key) + "=" + String(number))
+        case .double(let number):
+            pairs.append(percentEscaped(key) + "=" + percentEscaped(String(number)))
+        case .bool(let flag):
+            let text = switch boolEncoding {
+            case .numeric: flag ? "1" : "0"
+            case .literal: flag ? "true" : "false"
+            }
+            pairs.append(percentEscaped(key) + "=" + text)
+        }
+    }
+
+    /// `url` with `query` appended to its query (after `&` when it already has one); `url` itself
+    /// when `query` is empty. The fragment, if any, stays at the end.
+    static func url(_ url: URL, appendingQuery query: String) -> URL? {
+        guard !query.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        if let existing = components.percentEncodedQuery, !existing.isEmpty {
+            components.percentEncodedQuery = existing + "&" + query
+        } else {
+            components.percentEncodedQuery = query
+        }
+        return components.url
+    }
+}
