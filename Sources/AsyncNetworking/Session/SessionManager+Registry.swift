@@ -23,9 +23,8 @@ extension SessionManager {
     }
 
     /// Reserves the next transfer identifier.
-    func nextTransferID() -> TransferID {
-        lastTransferID += 1
-        return TransferID(rawValue: lastTransferID)
+    nonisolated func nextTransferID() -> TransferID {
+        TransferID(rawValue: lastTransferID.add(1, ordering: .relaxed).newValue)
     }
 
     /// Starts the transfer now or queues it behind the concurrency limit.

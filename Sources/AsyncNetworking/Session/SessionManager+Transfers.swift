@@ -35,23 +35,23 @@ extension SessionManager {
     ///
     /// Suspends until the transfer ends. Cancelling the calling task cancels the transfer and throws
     /// ``NetworkingError/Kind/cancelled`` once URLSession has stopped it (the registry is then clean).
-    public func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+    public nonisolated func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         try await collect(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options)
     }
 
     /// Loads `url` with a GET and returns the whole body and the response. See ``data(for:options:)``.
-    public func data(from url: URL, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+    public nonisolated func data(from url: URL, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         try await data(for: URLRequest(url: url), options: options)
     }
 
     /// Uploads `body` and returns the response body and response. See ``data(for:options:)``.
-    public func upload(for request: URLRequest, from body: Data, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+    public nonisolated func upload(for request: URLRequest, from body: Data, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         try await collect(request, upload: .data(body), options: options)
     }
 
     /// Uploads the file at `fileURL` and returns the response body and response.
-    public func upload(for request: URLRequest, fromFile fileURL: URL, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
-        try Self.checkReadable(fileURL, request: request)
+    public nonisolated func upload(for request: URLRequest, fromFile fileURL: URL, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+        try SessionManager.checkReadable(fileURL, request: request)
         return try await collect(request, upload: .file(fileURL), options: options)
     }
 
@@ -90,7 +90,11 @@ extension SessionManager {
         return TransferHandle(id: state.id, originalRequest: request, manager: self, lifetime: ConsumerLifetime(channel: channel!))
     }
 
-    func collect(_ request: URLRequest, upload: UploadSource, options: TransferOptions) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+    /// The whole-body path: no `await` on the actor before the transfer starts. The caller
+    /// enqueues the registration on the manager's queue (ahead of any callback of the task it
+    /// creates) and suspends on a continuation that the transfer's completion resumes directly
+    /// onto the caller's executor — the same thread hand-offs as URLSession's own `data(for:)`.
+    nonisolated func collect(_ request: URLRequest, upload: UploadSource, options: TransferOptions) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled {
             throw NetworkingError(.cancelled, "the calling task was already cancelled", request: request)
         }
@@ -98,17 +102,19 @@ extension SessionManager {
         do {
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
-                    do {
-                        _ = try register(request, id: id, upload: upload, options: options) { _ in
-                            CollectorSink(continuation: continuation)
+                    perform { manager in
+                        do {
+                            _ = try manager.register(request, id: id, upload: upload, options: options) { _ in
+                                CollectorSink(continuation: continuation)
+                            }
+                        } catch {
+                            continuation.resume(throwing: error)
                         }
-                    } catch {
-                        continuation.resume(throwing: error)
                     }
                 }
-            } onCancel: { [weak self] in
-                // Runs the cancel on the executor after the current job, so after registration.
-                self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
+            } onCancel: {
+                // Enqueued after the registration above, so it always finds the transfer.
+                perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
             }
         } catch {
             throw (error as? NetworkingError) ?? NetworkingError(.transport(.unknown), "\(error)", request: request, underlyingError: error)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -32,7 +33,8 @@ public actor SessionManager {
     var transfers: [TransferID: TransferState] = [:]
     /// Running transfers by URLSession task identifier, for routing delegate callbacks.
     var transfersByTask: [Int: TransferState] = [:]
-    var lastTransferID: UInt64 = 0
+    /// The last transfer identifier handed out (atomic, so nonisolated calls can reserve one).
+    nonisolated let lastTransferID = Atomic<UInt64>(0)
     var scheduler: TransferScheduler
     var lifecycle = Lifecycle.active
     var invalidationWaiters: [UnsafeContinuation<Void, Never>] = []
