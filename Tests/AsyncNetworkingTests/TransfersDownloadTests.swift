@@ -117,7 +117,7 @@ struct TransfersDownloadTests {
     @Test func customDestinationIsGivenTheResponseAndSuggestedName() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager { server, manager in
-                let before = TransfersSupport.temporaryFiles()
+                let before = TransfersSupport.temporaryFiles(kinds: ["download", "copy"])
                 let url = server.url("/response-headers?Content-Disposition=attachment;%20filename=%22report.csv%22")
                 let (file, response) = try await manager.download(from: url, to: .custom { response, suggested in
                     directory.appendingPathComponent("\(response.statusCode)-\(suggested)")
@@ -125,7 +125,7 @@ struct TransfersDownloadTests {
                 #expect(response.statusCode == 200)
                 #expect(file.lastPathComponent == "200-report.csv")
                 #expect(try Data(contentsOf: file) == Data("ok".utf8))
-                #expect(TransfersSupport.temporaryFiles() == before, "the partial file in the temporary directory was moved")
+                #expect(TransfersSupport.temporaryFiles(kinds: ["download", "copy"]) == before, "the partial file in the temporary directory was moved")
             }
         }
     }

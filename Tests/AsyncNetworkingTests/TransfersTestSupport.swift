@@ -41,7 +41,7 @@ enum TransfersSupport {
 
     /// Writes `count` seeded bytes to a new file at `url` in 1 MiB pieces.
     static func writeSeeded(_ url: URL, seed: UInt64, count: Int) throws {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var offset = 0

@@ -62,22 +62,24 @@ final class PartialFile {
 
     /// Writes all of `data` at `offset`.
     func write(_ data: Data, at offset: Int64) throws(NetworkingError) {
-        let failure: Int32? = data.withUnsafeBytes { buffer -> Int32? in
-            var written = 0
-            while written < buffer.count {
-                let result = pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset) + off_t(written))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                written += result
-            }
-            return nil
+        let result: Result<Void, NetworkingError> = data.withUnsafeBytes { buffer in
+            Result { () throws(NetworkingError) in try write(buffer, at: offset) }
         }
-        if let failure {
-            throw NetworkingError(
-                .fileWriteFailed, "could not write to \(url.path): \(TransferFiles.errnoDescription(failure))", fileURL: url
-            )
+        try result.get()
+    }
+
+    /// Writes all of `buffer` at `offset`.
+    func write(_ buffer: UnsafeRawBufferPointer, at offset: Int64) throws(NetworkingError) {
+        var written = 0
+        while written < buffer.count {
+            let result = pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset) + off_t(written))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw NetworkingError(
+                    .fileWriteFailed, "could not write to \(url.path): \(TransferFiles.errnoDescription())", fileURL: url
+                )
+            }
+            written += result
         }
     }
 

@@ -1,0 +1,116 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What an upload's body holds on to until the transfer ends: a spooled temporary file to delete,
+/// a producer task to stop. Released exactly once, on every path.
+final class UploadBodyResources: Sendable {
+    let temporaryFile: URL?
+    let pipe: ChunkPipe?
+
+    init(temporaryFile: URL? = nil, pipe: ChunkPipe? = nil) {
+        self.temporaryFile = temporaryFile
+        self.pipe = pipe
+    }
+
+    /// Nothing to release.
+    static let none = UploadBodyResources()
+
+    /// Deletes the temporary file and stops the producer.
+    func release() {
+        if let temporaryFile { TransferFiles.remove(temporaryFile) }
+        pipe?.cancel()
+    }
+
+    /// The body's own failure (a sequence that threw or stalled), which explains a transport error.
+    var failure: NetworkingError? { pipe?.failure }
+}
+
+/// Wraps the sink of an upload whose body has resources: forwards everything, releases the
+/// resources when the transfer ends, and reports the body's own failure instead of the transport
+/// error it caused.
+final class UploadBodySink: TransferSink {
+    private let inner: any TransferSink
+    private let resources: UploadBodyResources
+
+    init(_ inner: any TransferSink, resources: UploadBodyResources) {
+        self.inner = inner
+        self.resources = resources
+    }
+
+    var wantsProgress: Bool { inner.wantsProgress }
+
+    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
+        inner.didReceive(response: response, for: transfer)
+    }
+
+    func didReceive(data: Data, for transfer: TransferState) -> NetworkingError? {
+        inner.didReceive(data: data, for: transfer)
+    }
+
+    func didProgress(_ progress: TransferProgress, upload: Bool) {
+        inner.didProgress(progress, upload: upload)
+    }
+
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) {
+        resources.release()
+        if case .failure = result, let failure = resources.failure {
+            return inner.didFinish(.failure(failure.adding(request: transfer.originalRequest, response: transfer.response)), for: transfer)
+        }
+        inner.didFinish(result, for: transfer)
+    }
+}
+
+/// Registering uploads whose body has resources (spooled files, streamed sequences).
+extension SessionManager {
+    /// Starts the upload and returns its handle; the resources are released when it ends (or now,
+    /// if it cannot be registered).
+    func uploadHandle(
+        _ request: URLRequest, body: UploadSource, options: TransferOptions, resources: UploadBodyResources
+    ) throws(NetworkingError) -> TransferHandle {
+        let id = nextTransferID()
+        let channel = EventChannel(policy: options.buffer) { [weak self] in
+            self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the event stream was cancelled or abandoned")) }
+        }
+        do {
+            _ = try register(request, id: id, upload: body, options: options) { _ in
+                UploadBodySink(ChannelSink(channel: channel), resources: resources)
+            }
+        } catch {
+            resources.release()
+            throw error
+        }
+        return TransferHandle(id: id, originalRequest: request, manager: self, lifetime: ConsumerLifetime(channel: channel))
+    }
+
+    /// Uploads and returns the response body and response, like ``upload(for:from:options:)``.
+    /// Cancelling the calling task cancels the transfer; the resources are released on every path.
+    func uploadAndCollect(
+        _ request: URLRequest, body: UploadSource, options: TransferOptions, resources: UploadBodyResources
+    ) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+        if Task.isCancelled {
+            resources.release()
+            throw NetworkingError(.cancelled, "the calling task was already cancelled", request: request)
+        }
+        let id = nextTransferID()
+        do {
+            return try await withTaskCancellationHandler {
+                try await withUnsafeThrowingContinuation { continuation in
+                    do throws(NetworkingError) {
+                        _ = try register(request, id: id, upload: body, options: options) { _ in
+                            UploadBodySink(CollectorSink(continuation: continuation), resources: resources)
+                        }
+                    } catch {
+                        resources.release()
+                        continuation.resume(throwing: error)
+                    }
+                }
+            } onCancel: { [weak self] in
+                self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
+            }
+        } catch {
+            throw (error as? NetworkingError) ?? NetworkingError(.transport(.unknown), "\(error)", request: request, underlyingError: error)
+        }
+    }
+}

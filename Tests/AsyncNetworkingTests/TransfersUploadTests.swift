@@ -1,0 +1,193 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import LoopbackServer
+@testable import AsyncNetworking
+
+/// Every upload source, with its progress, against `/upload`. Serialized: these tests count the
+/// temporary files AsyncNetworking leaves in the system temporary directory (none).
+@Suite("Transfers uploads", .serialized)
+struct TransfersUploadTests {
+    enum Source: String, CaseIterable, Sendable {
+        case data, file, sequenceSpooled, sequenceChunked, streamSpooled, streamChunked
+    }
+
+    static let count = 3 << 20 + 12_345
+
+    /// Chunks of the seeded body, as an async sequence.
+    static func chunks(count: Int = count, seed: UInt64 = 9, size: Int = 100_000) -> AsyncStream<Data> {
+        AsyncStream { continuation in
+            var offset = 0
+            while offset < count {
+                let length = min(size, count - offset)
+                continuation.yield(SeededBytes.data(seed: seed, offset: offset, count: length))
+                offset += length
+            }
+            continuation.finish()
+        }
+    }
+
+    func start(_ source: Source, _ manager: SessionManager, _ request: URLRequest, directory: URL) async throws -> TransferHandle {
+        let count = Self.count
+        switch source {
+        case .data:
+            return try await manager.uploadTask(with: request, from: SeededBytes.data(seed: 9, offset: 0, count: count))
+        case .file:
+            let file = directory.appendingPathComponent("body.bin")
+            try TransfersSupport.writeSeeded(file, seed: 9, count: count)
+            return try await manager.uploadTask(with: request, fromFile: file)
+        case .sequenceSpooled:
+            return try await manager.uploadTask(with: request, from: Self.chunks())
+        case .sequenceChunked:
+            return try await manager.uploadTask(with: request, from: Self.chunks(), length: Int64(count), mode: .chunked)
+        case .streamSpooled, .streamChunked:
+            let file = directory.appendingPathComponent("stream.bin")
+            try TransfersSupport.writeSeeded(file, seed: 9, count: count)
+            return try await manager.uploadTask(
+                with: request, fromStream: { InputStream(url: file)! }, length: Int64(count),
+                mode: source == .streamSpooled ? .spooled : .chunked
+            )
+        }
+    }
+
+    @Test(arguments: Source.allCases)
+    func uploadProgressIsMonotonicAndEndsAtTheTotal(source: Source) async throws {
+        try await TransfersSupport.withDirectory { directory in
+            try await withServerAndManager { server, manager in
+                let before = TransfersSupport.temporaryFiles(kinds: ["upload"])
+                var request = URLRequest(url: server.url("/upload"))
+                request.httpMethod = "POST"
+                let handle = try await start(source, manager, request, directory: directory)
+                var progress: [TransferProgress] = []
+                var body = Data()
+                for try await event in handle.events {
+                    if let value = event.uploadProgressValue { progress.append(value) }
+                    if case .data(let chunk) = event { body.append(chunk) }
+                }
+                let total = Int64(Self.count)
+                #expect(TransfersSupport.isMonotonic(progress, endingAt: total), "\(progress.suffix(3))")
+                #expect(progress.last?.expectedBytes == total)
+                let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+                #expect(json["bytes"] as? Int == Self.count)
+                #expect(json["checksum"] as? String == String(TransfersSupport.checksum(seed: 9, count: Self.count)))
+                #expect(json["chunked"] as? Bool == (source == .sequenceChunked || source == .streamChunked))
+                #expect(TransfersSupport.temporaryFiles(kinds: ["upload"]) == before, "the spooled body was deleted")
+            }
+        }
+    }
+
+    @Test func largeUploadFromAFileCompletesWithMatchingChecksum() async throws {
+        try await TransfersSupport.withDirectory { directory in
+            try await withServerAndManager(deadline: 60) { server, manager in
+                let count = 256 << 20
+                let file = directory.appendingPathComponent("big.bin")
+                try TransfersSupport.writeSeeded(file, seed: 12, count: count)
+                var request = URLRequest(url: server.url("/upload"))
+                request.httpMethod = "PUT"
+                let (body, response) = try await manager.upload(for: request, fromFile: file)
+                #expect(response.statusCode == 200)
+                let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+                #expect(json["bytes"] as? Int == count)
+                #expect(json["checksum"] as? String == String(TransfersSupport.checksum(seed: 12, count: count)))
+            }
+        }
+    }
+
+    struct Boom: Error {}
+
+    @Test(arguments: [StreamedUploadMode.spooled, .chunked])
+    func sequenceThatThrowsFailsWithItsErrorAndLeavesNoFile(mode: StreamedUploadMode) async throws {
+        try await withServerAndManager { server, manager in
+            let before = TransfersSupport.temporaryFiles(kinds: ["upload"])
+            let failing = AsyncThrowingStream<Data, any Error> { continuation in
+                continuation.yield(Data(repeating: 1, count: 50_000))
+                continuation.finish(throwing: Boom())
+            }
+            var request = URLRequest(url: server.url("/upload"))
+            request.httpMethod = "POST"
+            let error = await expectNetworkingError { try await manager.upload(for: request, from: failing, mode: mode) }
+            #expect(error?.kind == .requestSerializationFailed)
+            #expect(error?.underlyingError is Boom)
+            #expect(TransfersSupport.temporaryFiles(kinds: ["upload"]) == before)
+            #expect(await eventually { await manager.activeTransferCount == 0 })
+        }
+    }
+
+    @Test func spooledSequenceIsResentAfterA307() async throws {
+        try await withServerAndManager { server, manager in
+            var request = URLRequest(url: server.url("/redirect-to?url=/upload&status=307"))
+            request.httpMethod = "POST"
+            let (body, _) = try await manager.upload(for: request, from: Self.chunks(count: 300_000))
+            let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            #expect(json["bytes"] as? Int == 300_000)
+            #expect(json["checksum"] as? String == String(TransfersSupport.checksum(seed: 9, count: 300_000)))
+        }
+    }
+
+    @Test func chunkedSequenceRedirectedWith307FailsInsteadOfSendingAnEmptyBody() async throws {
+        try await withServerAndManager { server, manager in
+            var request = URLRequest(url: server.url("/redirect-to?url=/upload&status=307"))
+            request.httpMethod = "POST"
+            let error = await expectNetworkingError {
+                try await manager.upload(for: request, from: Self.chunks(count: 300_000), mode: .chunked)
+            }
+            #expect(error?.kind == .unsupportedOperation)
+            #expect(error?.statusCode == 307)
+            #expect(TransfersSupport.requests(server, path: "/upload").isEmpty, "nothing was sent to the target")
+        }
+    }
+
+    @Test func chunkedStreamFactoryIsReplayedAfterA308() async throws {
+        try await withServerAndManager { server, manager in
+            let payload = SeededBytes.data(seed: 2, offset: 0, count: 200_000)
+            var request = URLRequest(url: server.url("/redirect-to?url=/upload&status=308"))
+            request.httpMethod = "POST"
+            let (body, _) = try await manager.upload(for: request, fromStream: { InputStream(data: payload) }, mode: .chunked)
+            let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            #expect(json["bytes"] as? Int == payload.count)
+            #expect(json["chunked"] as? Bool == true)
+        }
+    }
+
+    @Test func cancellingAChunkedUploadWithASlowProducerEndsPromptly() async throws {
+        try await withServerAndManager { server, manager in
+            let slow = AsyncStream<Data> { continuation in
+                let task = Task {
+                    for _ in 0..<1000 {
+                        continuation.yield(Data(repeating: 7, count: 20_000))
+                        try? await Task.sleep(for: .milliseconds(20))
+                        if Task.isCancelled { break }
+                    }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+            var request = URLRequest(url: server.url("/upload"))
+            request.httpMethod = "POST"
+            let handle = try await manager.uploadTask(with: request, from: slow, mode: .chunked)
+            let start = ContinuousClock.now
+            let error = await expectNetworkingError {
+                for try await event in handle.events where event.uploadProgressValue != nil { handle.cancel() }
+            }
+            #expect(error?.kind == .cancelled)
+            #expect(ContinuousClock.now - start < .seconds(3))
+            #expect(await eventually { await manager.activeTransferCount == 0 })
+        }
+    }
+
+    @Test func cancellingASpooledUploadDeletesItsFile() async throws {
+        try await withServerAndManager { server, manager in
+            let before = TransfersSupport.temporaryFiles(kinds: ["upload"])
+            var request = URLRequest(url: server.url("/delay/5000"))
+            request.httpMethod = "POST"
+            let handle = try await manager.uploadTask(with: request, from: Self.chunks(count: 100_000))
+            #expect(TransfersSupport.temporaryFiles(kinds: ["upload"]).count == before.count + 1, "spooled while the transfer runs")
+            handle.cancel()
+            let error = await expectNetworkingError { _ = try await collectEvents(handle) }
+            #expect(error?.kind == .cancelled)
+            #expect(TransfersSupport.temporaryFiles(kinds: ["upload"]) == before)
+        }
+    }
+}
