@@ -88,3 +88,25 @@ extension TransferEvent {
         return nil
     }
 }
+
+/// `count` seeded bytes in chunks of `size`, each made only when asked for (bounded memory).
+struct SeededChunks: AsyncSequence, Sendable {
+    typealias Element = Data
+    let count: Int
+    let seed: UInt64
+    let size: Int
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let chunks: SeededChunks
+        var offset = 0
+
+        mutating func next() async -> Data? {
+            guard offset < chunks.count else { return nil }
+            let length = Swift.min(chunks.size, chunks.count - offset)
+            defer { offset += length }
+            return SeededBytes.data(seed: chunks.seed, offset: offset, count: length)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
+}

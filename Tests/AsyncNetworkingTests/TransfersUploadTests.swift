@@ -16,17 +16,9 @@ struct TransfersUploadTests {
 
     static let count = 3 << 20 + 12_345
 
-    /// Chunks of the seeded body, as an async sequence.
-    static func chunks(count: Int = count, seed: UInt64 = 9, size: Int = 100_000) -> AsyncStream<Data> {
-        AsyncStream { continuation in
-            var offset = 0
-            while offset < count {
-                let length = min(size, count - offset)
-                continuation.yield(SeededBytes.data(seed: seed, offset: offset, count: length))
-                offset += length
-            }
-            continuation.finish()
-        }
+    /// Chunks of the seeded body, made on demand by a lazy async sequence.
+    static func chunks(count: Int = count, seed: UInt64 = 9, size: Int = 100_000) -> SeededChunks {
+        SeededChunks(count: count, seed: seed, size: size)
     }
 
     func start(_ source: Source, _ manager: SessionManager, _ request: URLRequest, directory: URL) async throws -> TransferHandle {

@@ -84,9 +84,11 @@ extension SessionManager {
         return TransferHandle(id: id, originalRequest: request, manager: self, lifetime: ConsumerLifetime(channel: channel))
     }
 
-    /// Uploads and returns the response body and response, like ``upload(for:from:options:)``.
-    /// Cancelling the calling task cancels the transfer; the resources are released on every path.
-    func uploadAndCollect(
+    /// Uploads and returns the response body and response, like ``upload(for:from:options:)``:
+    /// the registration is enqueued on the manager's queue without awaiting the actor, and the
+    /// completion resumes the caller directly. Cancelling the calling task cancels the transfer; the
+    /// resources are released on every path.
+    nonisolated func uploadAndCollect(
         _ request: URLRequest, body: UploadSource, options: TransferOptions, resources: UploadBodyResources
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         if Task.isCancelled {
@@ -97,17 +99,20 @@ extension SessionManager {
         do {
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { continuation in
-                    do throws(NetworkingError) {
-                        _ = try register(request, id: id, upload: body, options: options) { _ in
-                            UploadBodySink(CollectorSink(continuation: continuation), resources: resources)
+                    perform { manager in
+                        do {
+                            _ = try manager.register(request, id: id, upload: body, options: options) { _ in
+                                UploadBodySink(CollectorSink(continuation: continuation), resources: resources)
+                            }
+                        } catch {
+                            resources.release()
+                            continuation.resume(throwing: error)
                         }
-                    } catch {
-                        resources.release()
-                        continuation.resume(throwing: error)
                     }
                 }
-            } onCancel: { [weak self] in
-                self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
+            } onCancel: {
+                // Enqueued after the registration above, so it always finds the transfer.
+                perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
             }
         } catch {
             throw (error as? NetworkingError) ?? NetworkingError(.transport(.unknown), "\(error)", request: request, underlyingError: error)
