@@ -30,16 +30,24 @@ struct TransfersDownloadTests {
         }
     }
 
-    @Test func largeDownloadCompletesWithMatchingChecksum() async throws {
+    /// The 256 MiB test: a download checked byte for byte against the generated body (hashing it in
+    /// the same pass), then the same file uploaded and checked against the server's checksum.
+    @Test func largeDownloadAndUploadMatchTheirChecksums() async throws {
         try await TransfersSupport.withDirectory { directory in
-            try await withServerAndManager(deadline: 60) { server, manager in
+            try await withServerAndManager(deadline: 90) { server, manager in
                 let count = 256 << 20
                 let (url, response) = try await manager.download(
                     from: server.url("/bytes/\(count)?seed=11"), to: .file(directory.appendingPathComponent("big.bin"))
                 )
                 #expect(response.statusCode == 200)
-                #expect(TransferFiles.size(of: url) == Int64(count))
-                #expect(try TransfersSupport.checksum(ofFile: url) == TransfersSupport.checksum(seed: 11, count: count))
+                let checksum = try #require(try TransfersSupport.verify(url, seed: 11, count: count), "the file is the body, byte for byte")
+
+                var request = URLRequest(url: server.url("/upload"))
+                request.httpMethod = "PUT"
+                let (body, _) = try await manager.upload(for: request, fromFile: url)
+                let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+                #expect(json["bytes"] as? Int == count)
+                #expect(json["checksum"] as? String == String(checksum))
             }
         }
     }
@@ -133,16 +141,20 @@ struct TransfersDownloadTests {
     @Test func sameDestinationTwiceAtOnceIsRefused() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager { server, manager in
-                let target = directory.appendingPathComponent("slow.bin")
+                let target = directory.appendingPathComponent("once.bin")
+                // Registered and holding its partial file, not started yet.
                 let first = try await manager.downloadTask(
-                    with: URLRequest(url: server.url("/drip?bytes=1000&chunks=10&delay=50")), to: .file(target)
+                    with: URLRequest(url: server.url("/bytes/1000")), to: .file(target),
+                    options: DownloadOptions(transfer: TransferOptions(startsImmediately: false))
                 )
                 let error = await expectNetworkingError {
-                    try await manager.download(from: server.url("/drip?bytes=1000&chunks=10&delay=50"), to: .file(target))
+                    try await manager.download(from: server.url("/bytes/1000"), to: .file(target))
                 }
                 #expect(error?.kind == .unsupportedOperation)
+                try await first.resume()
                 _ = try await collectEvents(first)
                 #expect(try Data(contentsOf: target) == BytePattern.data(offset: 0, count: 1000))
+                #expect(TransfersSupport.requests(server, path: "/bytes/1000").count == 1)
             }
         }
     }

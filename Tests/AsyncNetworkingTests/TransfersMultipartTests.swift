@@ -87,7 +87,7 @@ struct TransfersMultipartTests {
     @Test func largeFilePartUploadsThroughATemporaryFile() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager(deadline: 60) { server, manager in
-                let count = 64 << 20
+                let count = 16 << 20
                 let file = directory.appendingPathComponent("video.mp4")
                 try TransfersSupport.writeSeeded(file, seed: 6, count: count)
                 var form = MultipartFormData()

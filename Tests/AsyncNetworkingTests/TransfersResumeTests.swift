@@ -69,18 +69,22 @@ struct TransfersResumeTests {
     @Test func cancelledDownloadResumesToAnIdenticalFile() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager { server, manager in
-                let count = 64 << 20
+                let count = 16 << 20
                 let url = server.url("/bytes/\(count)?seed=21")
                 let target = directory.appendingPathComponent("cancelled.bin")
-                let handle = try await manager.downloadTask(with: URLRequest(url: url), to: .file(target), options: resumable)
-                let error = await expectNetworkingError {
-                    for try await event in handle.events {
-                        if let progress = event.downloadProgressValue, progress.completedBytes > 0 { handle.cancel() }
-                    }
+                let handle = try await manager.downloadTask(
+                    with: URLRequest(url: url), to: .file(target),
+                    options: DownloadOptions(resumable: true, transfer: TransferOptions(startsImmediately: false))
+                )
+                // What handle.cancel() does, at a known point of the body.
+                await manager.whenDownload(handle.id, reaches: [Int64(count / 3)]) { manager, id in
+                    manager.cancelTransfer(id, reason: NetworkingError(.cancelled, "the transfer was cancelled"))
                 }
+                try await handle.resume()
+                let error = await expectNetworkingError { _ = try await collectEvents(handle) }
                 #expect(error?.kind == .cancelled)
                 let kept = try #require(error?.fileURL.flatMap(TransferFiles.size(of:)))
-                #expect(kept > 0 && kept < Int64(count))
+                #expect(kept >= Int64(count / 3) && kept < Int64(count))
 
                 let (file, response) = try await manager.download(from: url, to: .file(target), options: resumable)
                 #expect(response.statusCode == 206)
@@ -165,36 +169,43 @@ struct TransfersPauseTests {
     @Test func pausingAndResumingThreeTimesYieldsAnIdenticalFile() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager { server, manager in
-                let count = 96 << 20
+                let count = 24 << 20
                 let target = directory.appendingPathComponent("paused.bin")
-                let handle = try await manager.downloadTask(with: URLRequest(url: server.url("/bytes/\(count)?seed=13")), to: .file(target))
-                var pauses = 0
-                var lastProgress: Int64 = 0
-                var responses = 0
-                for try await event in handle.events {
-                    switch event {
-                    case .response: responses += 1
-                    case .downloadProgress(let progress):
-                        #expect(progress.completedBytes >= lastProgress, "progress counts the bytes kept on disk")
-                        lastProgress = progress.completedBytes
-                        if pauses < 3, progress.completedBytes > Int64(pauses + 1) * Int64(count / 5) {
-                            pauses += 1
-                            try await handle.suspend()
-                            #expect(await eventually { await manager.runningTransferCount == 0 })
-                            try await Task.sleep(for: .milliseconds(30))
-                            try await handle.resume()
-                        }
-                    default: break
-                    }
+                let handle = try await manager.downloadTask(
+                    with: URLRequest(url: server.url("/bytes/\(count)?seed=13")), to: .file(target),
+                    options: DownloadOptions(transfer: TransferOptions(startsImmediately: false))
+                )
+                // What handle.suspend() does, at three known points of the running body.
+                let marks = [1, 2, 3].map { Int64(count / 4 * $0) }
+                await manager.whenDownload(handle.id, reaches: marks) { manager, id in
+                    #expect(throws: Never.self) { try manager.suspendTransfer(id) }
                 }
-                #expect(pauses == 3)
+                let consumer = Task {
+                    var progress: [Int64] = []
+                    var responses = 0
+                    for try await event in handle.events {
+                        if case .response = event { responses += 1 }
+                        if let value = event.downloadProgressValue { progress.append(value.completedBytes) }
+                    }
+                    return (progress, responses)
+                }
+                try await handle.resume()
+                for _ in marks {
+                    #expect(await eventually(10) { await manager.runningTransferCount == 0 }, "paused")
+                    #expect(await manager.activeTransferCount == 1, "held, not finished")
+                    try await Task.sleep(for: .milliseconds(20))
+                    try await handle.resume()
+                }
+                let (progress, responses) = try await consumer.value
+                #expect(progress == progress.sorted(), "progress counts the bytes kept on disk")
+                #expect(progress.last == Int64(count))
                 #expect(responses == 1, "one response event for the file")
                 #expect(try TransfersSupport.checksum(ofFile: target) == TransfersSupport.checksum(seed: 13, count: count))
                 let requests = TransfersSupport.requests(server, path: "/bytes/\(count)")
                 #expect(requests.count == 4)
-                let starts = requests.dropFirst().compactMap { $0.header("Range") }
-                    .compactMap { Int($0.dropFirst(6).dropLast()) }
-                #expect(starts.count == 3 && starts == starts.sorted() && starts.allSatisfy { $0 > 0 }, "\(starts)")
+                let starts = requests.dropFirst().compactMap { $0.header("Range") }.compactMap { Int64($0.dropFirst(6).dropLast()) }
+                #expect(starts.count == 3)
+                for (start, mark) in zip(starts, marks) { #expect(start >= mark && start < mark + (1 << 19), "\(starts)") }
                 #expect(requests.dropFirst().allSatisfy { $0.header("If-Range") == "\"b-\(count)-13\"" })
             }
         }
@@ -205,19 +216,14 @@ struct TransfersPauseTests {
             try await withServerAndManager { server, manager in
                 let target = directory.appendingPathComponent("drip.bin")
                 let handle = try await manager.downloadTask(
-                    with: URLRequest(url: server.url("/drip?bytes=50000&chunks=10&delay=20")), to: .file(target)
+                    with: URLRequest(url: server.url("/drip?bytes=50000&chunks=10&delay=30")), to: .file(target),
+                    options: DownloadOptions(transfer: TransferOptions(startsImmediately: false))
                 )
-                var paused = false
-                for try await event in handle.events {
-                    if let progress = event.downloadProgressValue, progress.completedBytes > 0, !paused {
-                        paused = true
-                        try await handle.suspend()
-                        // resume() before URLSession confirmed the pause is lost in the core (reported).
-                        #expect(await eventually { await manager.runningTransferCount == 0 })
-                        try await handle.resume()
-                    }
-                }
-                #expect(paused)
+                await manager.whenDownload(handle.id, reaches: [10_000]) { manager, id in _ = try? manager.suspendTransfer(id) }
+                try await handle.resume()
+                #expect(await eventually { await manager.runningTransferCount == 0 })
+                try await handle.resume()
+                _ = try await collectEvents(handle)
                 #expect(try Data(contentsOf: target) == BytePattern.data(offset: 0, count: 50000))
                 let requests = TransfersSupport.requests(server, path: "/drip")
                 #expect(requests.count == 2)
@@ -230,16 +236,17 @@ struct TransfersPauseTests {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager { server, manager in
                 let handle = try await manager.downloadTask(
-                    with: URLRequest(url: server.url("/bytes/\(32 << 20)")), to: .file(directory.appendingPathComponent("x.bin"))
+                    with: URLRequest(url: server.url("/bytes/\(32 << 20)")), to: .file(directory.appendingPathComponent("x.bin")),
+                    options: DownloadOptions(transfer: TransferOptions(startsImmediately: false))
                 )
-                let error = await expectNetworkingError {
-                    for try await event in handle.events where event.downloadProgressValue != nil {
-                        try await handle.suspend()
-                        handle.cancel()
-                    }
-                }
+                await manager.whenDownload(handle.id, reaches: [1 << 20]) { manager, id in _ = try? manager.suspendTransfer(id) }
+                try await handle.resume()
+                #expect(await eventually { await manager.runningTransferCount == 0 })
+                #expect(TransfersSupport.contents(of: directory).count == 1, "the partial file waits while paused")
+                handle.cancel()
+                let error = await expectNetworkingError { _ = try await collectEvents(handle) }
                 #expect(error?.kind == .cancelled)
-                #expect(await eventually { await manager.activeTransferCount == 0 })
+                #expect(await manager.activeTransferCount == 0)
                 #expect(TransfersSupport.contents(of: directory).isEmpty)
             }
         }

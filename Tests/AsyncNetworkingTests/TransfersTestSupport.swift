@@ -39,6 +39,21 @@ enum TransfersSupport {
         return hasher.value
     }
 
+    /// Compares a file with `/bytes/N?seed=S` in 1 MiB pieces; returns the file's FNV-1a checksum
+    /// when every byte matches (and the length is right), else `nil`.
+    static func verify(_ url: URL, seed: UInt64, count: Int) throws -> UInt64? {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = FNV1a64()
+        var offset = 0
+        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+            guard offset + piece.count <= count, piece == SeededBytes.data(seed: seed, offset: offset, count: piece.count) else { return nil }
+            hasher.update(piece)
+            offset += piece.count
+        }
+        return offset == count ? hasher.value : nil
+    }
+
     /// Writes `count` seeded bytes to a new file at `url` in 1 MiB pieces.
     static func writeSeeded(_ url: URL, seed: UInt64, count: Int) throws {
         _ = FileManager.default.createFile(atPath: url.path, contents: nil)
@@ -109,4 +124,19 @@ struct SeededChunks: AsyncSequence, Sendable {
     }
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: self) }
+}
+
+extension SessionManager {
+    /// Runs `action` on the executor, once, when the download `id` has `bytes` on disk — while its
+    /// task is certainly running (a loopback body can finish before a consumer sees any event).
+    func whenDownload(_ id: TransferID, reaches bytes: [Int64], _ action: @escaping @Sendable (isolated SessionManager, TransferID) -> Void) {
+        guard let sink = transfers[id]?.sink as? DownloadSink else { return }
+        var remaining = bytes.sorted()
+        sink.didWriteChunk = { [unowned self] written, transfer in
+            guard let next = remaining.first, written >= next else { return }
+            remaining.removeFirst()
+            let id = transfer.id
+            self.assumeIsolated { action($0, id) }
+        }
+    }
 }

@@ -29,16 +29,6 @@ extension SessionManager {
     /// body to the new URL itself once this task ends (see ``relaunch(_:with:)``).
     private func follow(_ request: URLRequest, after response: HTTPURLResponse, for state: TransferState) -> URLRequest? {
         state.redirectCount += 1
-        if response.statusCode == 307 || response.statusCode == 308, case .stream(let body) = state.upload, !body.isReplayable {
-            // URLSession would follow it with an empty body: a one-shot stream cannot be sent twice.
-            // Refuse the redirect and end with this error once the 3xx is delivered (cancelling the
-            // task inside this callback makes FoundationNetworking trap).
-            state.cancellation = state.cancellation ?? NetworkingError(
-                .unsupportedOperation, "a \(response.statusCode) redirect needs the body re-sent, and a one-shot streamed body cannot be; upload it spooled instead",
-                request: state.originalRequest, response: response
-            )
-            return nil
-        }
         guard response.statusCode == 307 || response.statusCode == 308, state.hasReplayableBody else {
             return request
         }

@@ -105,7 +105,7 @@ final class TransferState {
         switch upload {
         case .none: return currentRequest.httpBody != nil
         case .data, .file: return true
-        case .stream(let body): return body.isReplayable
+        case .stream: return true
         }
     }
 

@@ -52,8 +52,3 @@ final class BodyInputStream: InputStream {
         _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length: UnsafeMutablePointer<Int>
     ) -> Bool { false }
 }
-
-extension ChunkPipe: BodyChunkReader {
-    func open() { start() }
-    var hasMoreBytes: Bool { hasBytesAvailable }
-}

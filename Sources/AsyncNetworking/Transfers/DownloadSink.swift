@@ -37,6 +37,10 @@ final class DownloadSink: TransferSink {
     private var sentResponse = false
     private var restarts = 0
 
+    /// For tests: called on the manager's executor after each chunk reached the disk, so a test can
+    /// pause or cancel at an exact byte count while the task is certainly still running.
+    var didWriteChunk: ((_ bytesOnDisk: Int64, _ transfer: TransferState) -> Void)?
+
     init(plan: DownloadPlan, file: PartialFile, resumePoint: DownloadPlan.ResumePoint, output: Output) {
         self.plan = plan
         self.file = file
@@ -134,6 +138,7 @@ final class DownloadSink: TransferSink {
         }
         writeOffset += Int64(data.count)
         bytesOnDisk = max(bytesOnDisk, writeOffset)
+        didWriteChunk?(bytesOnDisk, transfer)
         return nil
     }
 

@@ -13,7 +13,8 @@ public enum MultipartEncoding: Sendable, Hashable {
     /// every path (AFNetworking's `writingStreamContentsToFile`). Re-sent whole after a 307/308.
     case temporaryFile
     /// Read from memory and disk while it is sent, with `Transfer-Encoding: chunked` and no
-    /// temporary file. Re-sent after a 307/308. Some servers refuse chunked request bodies.
+    /// temporary file. Re-sent after a 307/308. Some servers refuse chunked request bodies; file
+    /// parts are read inside FoundationNetworking's process-wide transfer lock (local disks only).
     case chunked
 
     /// ``automatic(memoryThreshold:)`` with 10 MiB.
@@ -88,7 +89,7 @@ extension SessionManager {
             try await BlockingIO.run { isCancelled throws(NetworkingError) in try form.write(to: file, isCancelled: isCancelled) }
             return (request, .file(file), UploadBodyResources(temporaryFile: file))
         case .chunked:
-            let body = StreamedBody(length: length, isReplayable: true) { BodyInputStream(reader: MultipartBodyReader(form)) }
+            let body = StreamedBody(length: length) { BodyInputStream(reader: MultipartBodyReader(form)) }
             return (request, .stream(body), .none)
         }
     }

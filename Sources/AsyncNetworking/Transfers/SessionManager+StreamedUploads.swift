@@ -3,21 +3,19 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// How an upload body whose length is not known in advance is sent.
+/// How an `InputStream` upload body is sent.
 public enum StreamedUploadMode: Sendable, Hashable {
-    /// Written to a temporary file in the system temporary directory first (one chunk in memory at
-    /// a time), then sent from that file with a true `Content-Length`; deleted when the transfer
-    /// ends, on every path. The body can be re-sent after a 307/308. The default: FoundationNetworking
-    /// can send a stream only chunked, which some servers refuse.
+    /// Read to a temporary file in the system temporary directory first (on a background thread,
+    /// 256 KiB at a time), then sent from that file with a true `Content-Length`; deleted when the
+    /// transfer ends, on every path. The default: FoundationNetworking can send a stream only
+    /// chunked, which some servers refuse.
     case spooled
-    /// Sent while it is produced, with `Transfer-Encoding: chunked` (any `Content-Length` on the
-    /// request is removed: sending both makes servers answer 400).
+    /// Read while it is sent, with `Transfer-Encoding: chunked` (any `Content-Length` on the request
+    /// is removed: sending both makes servers answer 400). Re-sent after a 307/308 from a new stream.
     ///
-    /// On Linux FoundationNetworking reads a streamed body by blocking its session thread until the
-    /// next bytes are ready, which holds up every other transfer of the manager meanwhile: use it
-    /// with a producer that keeps up (it is failed after the request's `timeoutInterval` without
-    /// bytes) and that does not itself wait on this manager. A body from an `AsyncSequence` is
-    /// one-shot: a 307/308 fails the transfer with ``NetworkingError/Kind/unsupportedOperation``.
+    /// Only for streams whose reads never wait (memory, local files): FoundationNetworking reads the
+    /// body inside a process-wide lock, so a read that waits holds up every transfer of every
+    /// URLSession in the process.
     case chunked
 }
 
@@ -26,42 +24,41 @@ public enum StreamedUploadMode: Sendable, Hashable {
 extension SessionManager {
     /// Uploads the chunks of `body` and returns the response body and response.
     ///
-    /// Suspends while the body is spooled (``StreamedUploadMode/spooled``) and until the transfer
-    /// ends. Cancelling the calling task stops the spooling or the transfer and throws
-    /// ``NetworkingError/Kind/cancelled``; the temporary file is deleted on every path.
+    /// The chunks are written to a temporary file as they come (one chunk in memory at a time), and
+    /// the file is sent with a true `Content-Length` (re-sent whole after a 307/308) and deleted when
+    /// the transfer ends, on every path. A sequence is never streamed chunked on Linux:
+    /// FoundationNetworking reads a streamed body inside a process-wide lock, so waiting there for
+    /// the next chunk would hold up every transfer of every URLSession in the process.
     ///
-    /// - Parameters:
-    ///   - body: the request body, in order; iterated once.
-    ///   - length: the total, when known, for the progress of a ``StreamedUploadMode/chunked`` upload
-    ///     (default: the request's `Content-Length`, else unknown).
-    ///   - mode: default ``StreamedUploadMode/spooled``.
+    /// Suspends while the body is spooled and until the transfer ends. Cancelling the calling task
+    /// stops either and throws ``NetworkingError/Kind/cancelled``.
+    ///
+    /// - Parameter body: the request body, in order; iterated once.
     /// - Throws: ``NetworkingError/Kind/requestSerializationFailed`` (its `underlyingError` is the
     ///   sequence's) when `body` throws; the transfer's errors otherwise.
     public nonisolated func upload<Body: AsyncSequence & Sendable>(
-        for request: URLRequest, from body: Body, length: Int64? = nil,
-        mode: StreamedUploadMode = .spooled, options: TransferOptions = .default
+        for request: URLRequest, from body: Body, options: TransferOptions = .default
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse) where Body.Element == Data {
-        let (request, source, resources) = try await Self.prepareSequence(body, request: request, length: length, mode: mode)
+        let (request, source, resources) = try await Self.prepareSequence(body, request: request)
         return try await uploadAndCollect(request, body: source, options: options, resources: resources)
     }
 
-    /// Starts an upload of the chunks of `body` and returns its handle, whose events report upload
-    /// progress (bytes sent; expected from the spooled file, or from `length` when chunked).
-    /// Suspends only while a ``StreamedUploadMode/spooled`` body is written to disk; everything else
-    /// is as for the awaiting `upload(for:from:length:mode:options:)`.
+    /// Spools the chunks of `body` to a temporary file, then starts its upload and returns the
+    /// handle, whose events report upload progress against the spooled length. Suspends while the
+    /// body is spooled; everything else is as for the awaiting `upload(for:from:options:)`.
     public nonisolated func uploadTask<Body: AsyncSequence & Sendable>(
-        with request: URLRequest, from body: Body, length: Int64? = nil,
-        mode: StreamedUploadMode = .spooled, options: TransferOptions = .default
+        with request: URLRequest, from body: Body, options: TransferOptions = .default
     ) async throws(NetworkingError) -> TransferHandle where Body.Element == Data {
-        let (request, source, resources) = try await Self.prepareSequence(body, request: request, length: length, mode: mode)
+        let (request, source, resources) = try await Self.prepareSequence(body, request: request)
         return try await uploadHandle(request, body: source, options: options, resources: resources)
     }
 
     /// Uploads the bytes of an `InputStream` and returns the response body and response.
     ///
     /// - Parameters:
-    ///   - makeStream: makes a new, unopened stream of the body. Called once, or again to re-send
-    ///     the body after a 307/308 (chunked mode). It runs on a background thread.
+    ///   - makeStream: makes a new, unopened stream of the whole body. Called once, or again to
+    ///     re-send the body after a 307/308 (chunked mode); keep it quick (in chunked mode it runs on
+    ///     the manager's executor).
     ///   - length: the total, when known, for progress in ``StreamedUploadMode/chunked`` mode
     ///     (default: the request's `Content-Length`, else unknown).
     ///   - mode: default ``StreamedUploadMode/spooled``.
@@ -87,33 +84,14 @@ extension SessionManager {
     // MARK: Internals
 
     private static func prepareSequence<Body: AsyncSequence & Sendable>(
-        _ body: Body, request: URLRequest, length: Int64?, mode: StreamedUploadMode
+        _ body: Body, request: URLRequest
     ) async throws(NetworkingError) -> (URLRequest, UploadSource, UploadBodyResources) where Body.Element == Data {
         try RequestValidation.validate(request)
         var request = request
-        let declared = length ?? request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
         request.setValue(nil, forHTTPHeaderField: "Content-Length")
         request.httpBody = nil
-        switch mode {
-        case .spooled:
-            let file = try await UploadSpooler.spool(body, request: request)
-            return (request, .file(file), UploadBodyResources(temporaryFile: file))
-        case .chunked:
-            let pipe = ChunkPipe(stallTimeout: request.timeoutInterval) { pipe in
-                do {
-                    for try await chunk in body {
-                        guard await pipe.push(chunk) else { return }
-                    }
-                    pipe.finish(nil)
-                } catch {
-                    pipe.finish(NetworkingError(
-                        .requestSerializationFailed, "the upload body sequence threw: \(error)", underlyingError: error
-                    ))
-                }
-            }
-            let streamed = StreamedBody(length: declared, isReplayable: false) { BodyInputStream(reader: pipe) }
-            return (request, .stream(streamed), UploadBodyResources(pipe: pipe))
-        }
+        let file = try await UploadSpooler.spool(body, request: request)
+        return (request, .file(file), UploadBodyResources(temporaryFile: file))
     }
 
     private static func prepareStream(
@@ -129,7 +107,7 @@ extension SessionManager {
             let file = try await UploadSpooler.spool(stream: makeStream, request: request)
             return (request, .file(file), UploadBodyResources(temporaryFile: file))
         case .chunked:
-            return (request, .stream(StreamedBody(length: declared, isReplayable: true, make: makeStream)), .none)
+            return (request, .stream(StreamedBody(length: declared, make: makeStream)), .none)
         }
     }
 }

@@ -3,33 +3,26 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What an upload's body holds on to until the transfer ends: a spooled temporary file to delete,
-/// a producer task to stop. Released exactly once, on every path.
+/// What an upload's body holds on to until the transfer ends: a spooled temporary file to delete.
+/// Released exactly once, on every path.
 final class UploadBodyResources: Sendable {
     let temporaryFile: URL?
-    let pipe: ChunkPipe?
 
-    init(temporaryFile: URL? = nil, pipe: ChunkPipe? = nil) {
+    init(temporaryFile: URL? = nil) {
         self.temporaryFile = temporaryFile
-        self.pipe = pipe
     }
 
     /// Nothing to release.
     static let none = UploadBodyResources()
 
-    /// Deletes the temporary file and stops the producer.
+    /// Deletes the temporary file.
     func release() {
         if let temporaryFile { TransferFiles.remove(temporaryFile) }
-        pipe?.cancel()
     }
-
-    /// The body's own failure (a sequence that threw or stalled), which explains a transport error.
-    var failure: NetworkingError? { pipe?.failure }
 }
 
-/// Wraps the sink of an upload whose body has resources: forwards everything, releases the
-/// resources when the transfer ends, and reports the body's own failure instead of the transport
-/// error it caused.
+/// Wraps the sink of an upload whose body has resources: forwards everything and releases the
+/// resources when the transfer ends.
 final class UploadBodySink: TransferSink {
     private let inner: any TransferSink
     private let resources: UploadBodyResources
@@ -55,14 +48,11 @@ final class UploadBodySink: TransferSink {
 
     func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) {
         resources.release()
-        if case .failure = result, let failure = resources.failure {
-            return inner.didFinish(.failure(failure.adding(request: transfer.originalRequest, response: transfer.response)), for: transfer)
-        }
         inner.didFinish(result, for: transfer)
     }
 }
 
-/// Registering uploads whose body has resources (spooled files, streamed sequences).
+/// Registering uploads whose body has resources (spooled files).
 extension SessionManager {
     /// Starts the upload and returns its handle; the resources are released when it ends (or now,
     /// if it cannot be registered).
