@@ -147,6 +147,25 @@ struct TransfersResumeTests {
         }
     }
 
+    @Test func unsatisfiableRangeRestartsWithAPlainRequest() async throws {
+        try await TransfersSupport.withDirectory { directory in
+            try await withServerAndManager { server, manager in
+                let url = server.url("/bytes/1000?seed=1")
+                let target = directory.appendingPathComponent("shrunk.bin")
+                // More bytes on disk than the resource has, with its validator and no known length.
+                try Data(repeating: 0xEE, count: 1500).write(to: URL(fileURLWithPath: target.path + ".partial"))
+                try DownloadRecord(url: url.absoluteString, validator: "\"b-1000-1\"", totalLength: nil)
+                    .save(to: URL(fileURLWithPath: target.path + ".partial.json"))
+                let (file, response) = try await manager.download(from: url, to: .file(target), options: resumable)
+                #expect(response.statusCode == 200)
+                #expect(try Data(contentsOf: file) == SeededBytes.data(seed: 1, offset: 0, count: 1000))
+                let requests = TransfersSupport.requests(server, path: "/bytes/1000")
+                #expect(requests.map { $0.header("Range") } == ["bytes=1500-", nil], "a 416, then the whole body")
+                #expect(TransfersSupport.contents(of: directory) == ["shrunk.bin"])
+            }
+        }
+    }
+
     @Test func notResumableDownloadDeletesItsPartialFileOnFailure() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager { server, manager in
