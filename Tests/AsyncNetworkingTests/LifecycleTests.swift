@@ -106,4 +106,30 @@ struct LifecycleTests {
             #expect(seen == ["suspended true", "resumed"])
         }
     }
+
+    @Test func resumeRightAfterSuspendIsNotLost() async throws {
+        try await withServerAndManager { server, manager in
+            try await TransfersSupport.withDirectory { directory in
+                let destination = directory.appendingPathComponent("drip.bin")
+                // Slow enough to still be running when suspended; no validator, so resuming
+                // restarts from byte 0 — the result must still be exact.
+                let url = server.url("/drip?bytes=4000&chunks=40&delay=10")
+                let handle = try await manager.downloadTask(with: URLRequest(url: url), to: .file(destination))
+                var iterator = handle.events.makeAsyncIterator()
+                while let event = try await iterator.next() {
+                    if case .downloadProgress = event { break }
+                }
+                // No waiting between the two: the resume arrives while the pause is still landing.
+                try await handle.suspend()
+                try await handle.resume()
+                var downloaded: URL?
+                while let event = try await iterator.next() {
+                    if case .downloaded(let file) = event { downloaded = file }
+                }
+                #expect(downloaded == destination)
+                #expect(try Data(contentsOf: destination) == BytePattern.data(offset: 0, count: 4000))
+                #expect(await manager.activeTransferCount == 0)
+            }
+        }
+    }
 }

@@ -33,9 +33,13 @@ extension SessionManager {
             return request
         }
         guard state.redirectCount <= 16 else {
-            fail(state, with: NetworkingError(
-                .transport(.httpTooManyRedirects), "more than 16 redirects", request: state.originalRequest, response: response
-            ))
+            // Refuse the redirect and fail when the task ends: cancelling inside the redirect
+            // callback makes FoundationNetworking trap ("not waiting for it").
+            if state.cancellation == nil {
+                state.cancellation = NetworkingError(
+                    .transport(.httpTooManyRedirects), "more than 16 redirects", request: state.originalRequest, response: response
+                )
+            }
             return nil
         }
         var resend = state.currentRequest

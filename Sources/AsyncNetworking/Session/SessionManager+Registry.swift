@@ -91,6 +91,11 @@ extension SessionManager {
         for id in scheduler.didFinishRunning() { launchAdmitted(id) }
         state.sink.didPause(transfer: state)
         broadcast(.transferSuspended(state.id))
+        if state.resumeRequested, lifecycle == .active {
+            state.resumeRequested = false
+            state.isHeld = false
+            schedule(state)
+        }
     }
 
     /// Starts a new task for the same transfer at once, keeping its slot (an upload's 307/308).

@@ -60,6 +60,7 @@ extension SessionManager {
                 broadcast(.transferSuspended(id))
             }
         case .running where state.sink.supportsPause:
+            state.resumeRequested = false
             pause(state)
         case .running:
             throw NetworkingError(
@@ -75,6 +76,11 @@ extension SessionManager {
     func resumeTransfer(_ id: TransferID) throws(NetworkingError) {
         guard let state = transfers[id] else {
             throw NetworkingError(.unsupportedOperation, "\(id) has already finished")
+        }
+        if state.phase == .running, state.isPausing {
+            // The pause has not landed yet: resume as soon as it does.
+            state.resumeRequested = true
+            return
         }
         guard state.phase == .waiting, state.isHeld else { return }
         guard lifecycle == .active else {

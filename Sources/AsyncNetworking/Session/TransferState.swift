@@ -73,6 +73,8 @@ final class TransferState {
     var pendingAuthentication: HTTPURLResponse?
     /// Set while a running task is being stopped for a pause (its -999 is not the end).
     var isPausing = false
+    /// `resume()` arrived while the pause was still landing: start again as soon as it has.
+    var resumeRequested = false
     /// An upload's 307/308 target: URLSession on Linux would drop the body, so the redirect is
     /// refused and the whole request re-sent here once the current task ends.
     var resendRequest: URLRequest?
