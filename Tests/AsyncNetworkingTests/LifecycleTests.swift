@@ -113,7 +113,7 @@ struct LifecycleTests {
                 let destination = directory.appendingPathComponent("drip.bin")
                 // Slow enough to still be running when suspended; no validator, so resuming
                 // restarts from byte 0 — the result must still be exact.
-                let url = server.url("/drip?bytes=4000&chunks=40&delay=10")
+                let url = server.url("/drip?bytes=4000&chunks=200&delay=20")
                 let handle = try await manager.downloadTask(with: URLRequest(url: url), to: .file(destination))
                 var iterator = handle.events.makeAsyncIterator()
                 while let event = try await iterator.next() {
