@@ -5,87 +5,66 @@ import FoundationNetworking
 #endif
 import LoopbackServer
 
-// AsyncNetworking demo: starts the embedded loopback server (127.0.0.1, a free port) and shows
-// awaiting a request, streaming a transfer with live progress, an upload, and Linux's 401 handled.
+// AsyncNetworking demo: starts the embedded loopback server (127.0.0.1, a free port) and walks
+// through the library: an awaited request, a streamed transfer with live progress, the HTTP layer,
+// a batch, a download paused and resumed, an upload, and Linux's 401 handled.
 //
 //   swift run demo                 # everything against the embedded server
 //   swift run demo --size 256      # stream 256 MiB instead of 64
-//   swift run demo --url URL       # also stream URL (needs a network you are allowed to use)
+//   swift run demo --url URL       # also stream URL (only if you are allowed to reach it)
 
-let arguments = CommandLine.arguments
-func option(_ name: String) -> String? {
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
-    return arguments[index + 1]
-}
 let streamMiB = Int(option("--size") ?? "") ?? 64
-
-func formatBytes(_ bytes: Int64) -> String {
-    let mib = Double(bytes) / 1_048_576
-    return mib >= 1 ? String(format: "%.1f MiB", mib) : "\(bytes) B"
-}
-
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-
-/// Streams `request`, printing a progress line at most every 100 ms.
-func streamWithProgress(_ manager: SessionManager, _ request: URLRequest) async throws {
-    let handle = try await manager.dataTask(with: request)
-    var lastPrint = ContinuousClock.now - .seconds(1)
-    var received: Int64 = 0
-    for try await event in handle.events {
-        switch event {
-        case .response(let response):
-            print("  response \(response.statusCode), Content-Length \(response.expectedContentLength)")
-        case .data(let chunk):
-            received += Int64(chunk.count)
-        case .downloadProgress(let progress) where ContinuousClock.now - lastPrint > .milliseconds(100):
-            lastPrint = .now
-            let percent = progress.fractionCompleted.map { String(format: "%5.1f%%", $0 * 100) } ?? "  ?  "
-            print("  \(percent)  \(formatBytes(progress.completedBytes)) received, \(formatBytes(received)) read")
-        case .completed(let metrics):
-            let rate = Double(metrics.bytesReceived) / 1_048_576 / max(seconds(metrics.duration), 1e-9)
-            print(String(format: "  done: %@ in %.2f s (%.0f MiB/s), first byte after %.1f ms",
-                         formatBytes(metrics.bytesReceived), seconds(metrics.duration), rate,
-                         (metrics.timeToFirstByte.map(seconds) ?? 0) * 1000))
-        default:
-            break
-        }
-    }
-}
-
 let server = try LoopbackServer()
 print("AsyncNetworking demo — loopback server at \(server.baseURL)")
 defer { server.stop() }
 
+struct Greeting: Decodable, Sendable {
+    let ok: Bool
+    let numbers: [Int]
+    let name: String
+}
+
 try await withSessionManager { manager in
     print("\n1. await one request")
     let (body, response) = try await manager.data(from: server.url("/json"))
-    print("  \(response.statusCode) \(response.value(forHTTPHeaderField: "Content-Type") ?? "") — \(String(decoding: body, as: UTF8.self))")
+    print("  \(response.statusCode), \(body.count) bytes: \(String(decoding: body, as: UTF8.self))")
 
     print("\n2. stream \(streamMiB) MiB through the event stream, with progress")
     try await streamWithProgress(manager, URLRequest(url: server.url("/bytes/\(streamMiB << 20)")))
 
-    print("\n3. upload 8 MiB with upload progress")
+    print("\n3. the HTTP layer: base URL, Decodable, validation errors carrying the body")
+    let client = HTTPClient(manager: manager, baseURL: server.baseURL)
+    let greeting = try await client.get("json", as: Greeting.self)
+    print("  GET json → \(greeting)")
+    do {
+        _ = try await client.get("status/404", as: Greeting.self)
+    } catch let error as NetworkingError {
+        print("  GET status/404 → \(error.kind), body \"\(error.bodyText ?? "")\"")
+    }
+
+    print("\n4. a batch of 200 requests, 16 at a time, results in input order")
+    let requests = (0..<200).map { URLRequest(url: server.url("/delay/\($0 % 7)?i=\($0)")) }
+    let start = ContinuousClock.now
+    let results = try await manager.data(for: requests, width: 16)
+    print(String(format: "  %d responses in %.2f s, all 200: %@", results.count, seconds(ContinuousClock.now - start),
+                 results.allSatisfy { $0.1.statusCode == 200 } ? "yes" : "no"))
+
+    print("\n5. a download paused and resumed with a validated Range request")
+    try await downloadWithPause(manager, server)
+
+    print("\n6. upload 8 MiB with upload progress")
     var upload = URLRequest(url: server.url("/upload"))
     upload.httpMethod = "POST"
-    let handle = try await manager.uploadTask(with: upload, from: SeededBytes.data(seed: 1, offset: 0, count: 8 << 20))
-    var reply = Data()
-    for try await event in handle.events {
-        if case .uploadProgress(let progress) = event, progress.completedBytes == progress.expectedBytes {
-            print("  sent \(formatBytes(progress.completedBytes))")
-        }
-        if case .data(let chunk) = event { reply.append(chunk) }
-    }
+    let (reply, _) = try await manager.upload(for: upload, from: SeededBytes.data(seed: 1, offset: 0, count: 8 << 20))
     print("  server says: \(String(decoding: reply, as: UTF8.self))")
 
-    print("\n4. a 401 with WWW-Authenticate (hangs forever with raw URLSession on Linux)")
-    let start = ContinuousClock.now
+    print("\n7. a 401 with WWW-Authenticate (hangs forever with raw URLSession on Linux)")
+    let before = ContinuousClock.now
     let (_, unauthorized) = try await manager.data(from: server.url("/basic-auth/user/secret"))
-    print(String(format: "  got %d in %.1f ms", unauthorized.statusCode, seconds(ContinuousClock.now - start) * 1000))
+    print(String(format: "  got %d in %.1f ms", unauthorized.statusCode, seconds(ContinuousClock.now - before) * 1000))
 
     if let urlString = option("--url"), let url = URL(string: urlString) {
-        print("\n5. stream \(url)")
+        print("\n8. stream \(url)")
         try await streamWithProgress(manager, URLRequest(url: url))
     }
     print("\nactive transfers at the end: \(await manager.activeTransferCount)")
