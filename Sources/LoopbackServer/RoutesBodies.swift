@@ -42,9 +42,13 @@ extension Connection {
     }
 
     /// `/upload`: streams the body (any size, bounded memory) and answers
-    /// `{"bytes": n, "checksum": "<FNV-1a decimal>", "chunked": bool}`.
+    /// `{"bytes": n, "checksum": "<FNV-1a decimal>", "chunked": bool}`. `?pace=MS` sleeps MS
+    /// milliseconds after each piece read (at most 100), so a client's upload stays in progress.
     func serveUpload() throws {
-        try readBody { _ in }
+        let pace = min(max(request.queryInt("pace") ?? 0, 0), 100)
+        try readBody { _ in
+            if pace > 0 { usleep(UInt32(pace) * 1000) }
+        }
         try respondJSON(200, [
             "bytes": body.length,
             "checksum": String(body.hasher.value),

@@ -97,6 +97,13 @@ extension SessionManager {
         if let cancellation = state.cancellation {
             return finish(state, .failure(cancellation.adding(request: state.originalRequest, response: state.response)))
         }
+        if let stream = state.bodyStream, let bodyError = stream.streamError {
+            // The body could not be read to its end (a file part changed or vanished while being
+            // sent): whatever the server answered, the request it saw was not the one asked for.
+            let failure = (bodyError as? NetworkingError)
+                ?? NetworkingError(.fileReadFailed, "reading the request body stream failed: \(bodyError)", underlyingError: bodyError)
+            return finish(state, .failure(failure.adding(request: state.originalRequest, response: state.response)))
+        }
         if let error {
             let mapped = NetworkingError.transport(
                 error, request: state.originalRequest, response: state.response, body: nil,

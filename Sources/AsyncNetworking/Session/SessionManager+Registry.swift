@@ -63,7 +63,9 @@ extension SessionManager {
             // A data task with `httpBodyStream` reads the stream as it sends (always chunked on Linux).
             var streamed = request
             streamed.httpBody = nil
-            streamed.httpBodyStream = body.makeInputStream()
+            let stream = body.makeInputStream()
+            state.bodyStream = stream
+            streamed.httpBodyStream = stream
             task = session.dataTask(with: streamed)
         }
         transfersByTask[task.taskIdentifier] = state

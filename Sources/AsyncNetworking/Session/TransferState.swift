@@ -75,6 +75,9 @@ final class TransferState {
     var isPausing = false
     /// `resume()` arrived while the pause was still landing: start again as soon as it has.
     var resumeRequested = false
+    /// The body stream the current task reads (streamed uploads), to learn afterwards whether
+    /// reading it failed — URLSession does not say why a body ended early.
+    var bodyStream: InputStream?
     /// An upload's 307/308 target: URLSession on Linux would drop the body, so the redirect is
     /// refused and the whole request re-sent here once the current task ends.
     var resendRequest: URLRequest?

@@ -70,12 +70,23 @@ extension MultipartFormData {
 /// ``MultipartFormData/write(to:)``.
 final class MultipartBodyReader: BodyChunkReader {
     private let segments: [MultipartFormData.Segment]
+    /// Each file part's size when the body started: a file that shrinks or grows while it is read
+    /// would silently send a different body, so it fails instead.
+    private let expectedSizes: [Int: Int64]
     private var index = 0
     private var offset = 0
     private var file: FileChunkReader?
+    private var fileRemaining: Int64 = 0
     private(set) var failure: NetworkingError?
 
-    init(_ form: MultipartFormData) { segments = form.segments }
+    init(_ form: MultipartFormData) {
+        segments = form.segments
+        var sizes: [Int: Int64] = [:]
+        for (index, segment) in form.segments.enumerated() {
+            if case .file(let url) = segment { sizes[index] = TransferFiles.size(of: url) ?? 0 }
+        }
+        expectedSizes = sizes
+    }
 
     func open() {}
 
@@ -113,10 +124,32 @@ final class MultipartBodyReader: BodyChunkReader {
                     return count
                 }
             case .file(let url):
-                if file == nil { file = try FileChunkReader(url: url) }
-                let count = try file!.read(into: buffer)
-                if count > 0 { return count }
+                if file == nil {
+                    file = try FileChunkReader(url: url)
+                    fileRemaining = expectedSizes[index] ?? 0
+                }
+                if fileRemaining > 0 {
+                    let window = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(Int64(buffer.count), fileRemaining))])
+                    let count = try file!.read(into: window)
+                    guard count > 0 else {
+                        file = nil
+                        throw NetworkingError(
+                            .fileReadFailed,
+                            "\(url.path) ended \(fileRemaining) bytes early: it changed or vanished while being sent",
+                            fileURL: url
+                        )
+                    }
+                    fileRemaining -= Int64(count)
+                    return count
+                }
+                let probe = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<1])
+                let extra = try file!.read(into: probe)
                 file = nil
+                guard extra == 0 else {
+                    throw NetworkingError(
+                        .fileReadFailed, "\(url.path) grew while being sent: it changed during the upload", fileURL: url
+                    )
+                }
             }
             index += 1
             offset = 0

@@ -1,0 +1,81 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import LoopbackServer
+@testable import AsyncNetworking
+
+/// Files that change under a transfer: the error says what happened and where the bytes are.
+@Suite("Fault suite: files", .tags(.fault))
+struct FaultFileTests {
+    @Test func multipartFileThatShrinksMidUploadFailsWithFileReadFailed() async throws {
+        try await withServerAndManager { server, manager in
+            try await TransfersSupport.withDirectory { directory in
+                let file = directory.appendingPathComponent("part.bin")
+                try TransfersSupport.writeSeeded(file, seed: 3, count: 16 << 20)
+                var form = MultipartFormData()
+                form.append("x", name: "field")
+                try form.append(fileAt: file, name: "file")
+                // The server reads slowly, so the upload is still reading the file when it shrinks.
+                var request = URLRequest(url: server.url("/upload?pace=5"))
+                request.httpMethod = "POST"
+                let handle = try await manager.uploadTask(with: request, multipart: form, encoding: .chunked)
+                var truncated = false
+                let error = await expectNetworkingError {
+                    for try await event in handle.events {
+                        if case .uploadProgress = event, !truncated {
+                            truncated = true
+                            #expect(truncate(file.path, 1 << 20) == 0)
+                        }
+                    }
+                }
+                #expect(truncated)
+                #expect(error?.kind == .fileReadFailed)
+                #expect(error?.fileURL == file)
+                #expect(await manager.activeTransferCount == 0)
+            }
+        }
+    }
+
+    @Test func multipartFileThatVanishesBeforeSendingFailsBeforeAnythingIsSent() async throws {
+        try await withServerAndManager { server, manager in
+            try await TransfersSupport.withDirectory { directory in
+                let file = directory.appendingPathComponent("gone.bin")
+                try TransfersSupport.writeSeeded(file, seed: 4, count: 1000)
+                var form = MultipartFormData()
+                try form.append(fileAt: file, name: "file")
+                try FileManager.default.removeItem(at: file)
+                let error = await expectNetworkingError { try await manager.upload(multipart: form, to: server.url("/multipart")) }
+                #expect(error?.kind == .fileReadFailed)
+                #expect(error?.fileURL == file)
+                #expect(server.stats.requestCount == 0)
+            }
+        }
+    }
+
+    @Test func downloadWhoseDestinationIsTakenMidwayKeepsTheBytesAndSaysWhere() async throws {
+        try await withServerAndManager { server, manager in
+            try await TransfersSupport.withDirectory { directory in
+                let destination = directory.appendingPathComponent("report.bin")
+                let url = server.url("/drip?bytes=3000&chunks=30&delay=20")
+                let handle = try await manager.downloadTask(with: URLRequest(url: url), to: .file(destination))
+                var placedOther = false
+                let error = await expectNetworkingError {
+                    for try await event in handle.events {
+                        if case .downloadProgress = event, !placedOther {
+                            placedOther = true
+                            // Someone else writes the destination while the download runs.
+                            try Data("someone else's file".utf8).write(to: destination)
+                        }
+                    }
+                }
+                #expect(error?.kind == .downloadMoveFailed)
+                let kept = try #require(error?.fileURL)
+                #expect(try Data(contentsOf: kept) == BytePattern.data(offset: 0, count: 3000), "every byte is kept, and the error says where")
+                #expect(try String(contentsOf: destination, encoding: .utf8) == "someone else's file", "the other file is untouched")
+                #expect(error?.message.contains(kept.path) == true)
+            }
+        }
+    }
+}
