@@ -58,7 +58,7 @@ struct FaultFileTests {
         try await withServerAndManager { server, manager in
             try await TransfersSupport.withDirectory { directory in
                 let destination = directory.appendingPathComponent("report.bin")
-                let url = server.url("/drip?bytes=3000&chunks=30&delay=20")
+                let url = server.url("/drip?bytes=3000&chunks=60&delay=50")
                 let handle = try await manager.downloadTask(with: URLRequest(url: url), to: .file(destination))
                 var placedOther = false
                 let error = await expectNetworkingError {

@@ -97,11 +97,13 @@ extension SessionManager {
         if let cancellation = state.cancellation {
             return finish(state, .failure(cancellation.adding(request: state.originalRequest, response: state.response)))
         }
-        if let stream = state.bodyStream, let bodyError = stream.streamError {
+        if let stream = state.bodyStream, stream.streamStatus == .error {
             // The body could not be read to its end (a file part changed or vanished while being
             // sent): whatever the server answered, the request it saw was not the one asked for.
-            let failure = (bodyError as? NetworkingError)
-                ?? NetworkingError(.fileReadFailed, "reading the request body stream failed: \(bodyError)", underlyingError: bodyError)
+            // (`streamError` is only read from our own streams: swift-corelibs-foundation traps in
+            // it for a CF-backed `InputStream`.)
+            let failure = (stream as? BodyInputStream)?.failure
+                ?? NetworkingError(.fileReadFailed, "the request body stream reported an error")
             return finish(state, .failure(failure.adding(request: state.originalRequest, response: state.response)))
         }
         if let error {

@@ -38,6 +38,9 @@ final class BodyInputStream: InputStream {
 
     override var streamError: (any Error)? { reader.failure }
 
+    /// Why reading stopped early, if it did.
+    var failure: NetworkingError? { reader.failure }
+
     override var hasBytesAvailable: Bool { status == .open && reader.hasMoreBytes }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
