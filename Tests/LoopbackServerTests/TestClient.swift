@@ -36,7 +36,7 @@ final class TestClient {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16, timeout: Double = 5) throws {
+    init(port: UInt16, timeout: Double = 20) throws {
         #if canImport(Glibc)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
