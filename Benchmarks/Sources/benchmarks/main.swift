@@ -1,1 +1,19 @@
-print("benchmarks placeholder")
+import Foundation
+
+// AsyncNetworking benchmarks: AsyncNetworking against raw URLSession, alternately in one process,
+// several rounds, medians and ratios. See Docs/Benchmarks.md.
+//
+//   swift run -c release benchmarks [--rounds N] [--big-rounds N] [--quick] [--only a,b] [--json FILE] [--server URL]
+
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    guard let message = error.message else {
+        print(Options.usage)
+        exit(0)
+    }
+    log("benchmarks: \(message)\n\(Options.usage)")
+    exit(2)
+}
+exit(await Benchmarks.main(options))

@@ -1,0 +1,113 @@
+import AsyncNetworking
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a child process reports back: one measurement of one variant, and its own peak RSS.
+struct ChildReport: Codable, Sendable {
+    /// MB/s (10^6 bytes per second) of the body moved.
+    var megabytesPerSecond: Double
+    var seconds: Double
+    /// `VmHWM` at the end of the run: the process's peak resident set size, KiB.
+    var peakRSSKiB: Int
+}
+
+/// The child side of a memory scenario: runs one variant once against the parent's server and
+/// writes a ``ChildReport``. Nothing else runs in the process, so its peak RSS is the variant's.
+enum ChildRunner {
+    static func run(_ spec: ChildSpec) async throws {
+        let start = ContinuousClock.now
+        switch (spec.scenario, spec.mode) {
+        case (.stream1g, .ours): try await StreamVariants.oursEvents(spec)
+        case (.stream1g, .baseline): try await StreamVariants.rawCounting(spec)
+        case (.slowConsumer1g, .ours): try await StreamVariants.oursSlow(spec)
+        case (.slowConsumer1g, .baseline): try await StreamVariants.rawSlow(spec)
+        case (.download1g, .ours): try await FileVariants.oursDownload(spec)
+        case (.download1g, .baseline): try await FileVariants.rawDownload(spec)
+        case (.upload1g, .ours): try await FileVariants.oursUpload(spec)
+        case (.upload1g, .baseline): try await FileVariants.rawUpload(spec)
+        case (.smallSeq, _), (.smallC16, _), (.batch1000, _):
+            throw BenchmarkError("\(spec.scenario.rawValue) does not run in a child process")
+        }
+        let seconds = Measure.seconds(ContinuousClock.now - start)
+        let report = ChildReport(
+            megabytesPerSecond: Measure.megabytesPerSecond(spec.bytes, seconds: seconds),
+            seconds: seconds,
+            peakRSSKiB: Measure.peakRSSKiB()
+        )
+        try JSONEncoder().encode(report).write(to: spec.result)
+    }
+}
+
+/// A consumer that sleeps between chunks whenever it is ahead of a fixed reading rate, well below
+/// what loopback delivers (about 400 MB/s), so the producer always runs ahead of it.
+struct SlowConsumer {
+    /// 128 MiB/s: 8 s for 1 GiB.
+    static let bytesPerSecond = 128.0 * 1_048_576
+
+    private let start = ContinuousClock.now
+    private(set) var consumed = 0
+
+    /// Counts `bytes` as read, then sleeps until the schedule catches up.
+    mutating func consume(_ bytes: Int) async {
+        consumed += bytes
+        let due = start + .seconds(Double(consumed) / Self.bytesPerSecond)
+        if due > .now { try? await Task.sleep(until: due, clock: .continuous) }
+    }
+}
+
+/// stream-1g and slow-consumer-1g, both sides.
+enum StreamVariants {
+    static func request(_ spec: ChildSpec) -> URLRequest {
+        URLRequest(url: BenchServer.bytesURL(spec.server, spec.bytes))
+    }
+
+    /// Ours: the transfer's event stream, counting `.data` bytes.
+    static func oursEvents(_ spec: ChildSpec) async throws {
+        let manager = SessionManager()
+        let handle = try await manager.dataTask(with: request(spec))
+        var count = 0
+        var status = 0
+        for try await event in handle.events {
+            switch event {
+            case .response(let response): status = response.statusCode
+            case .data(let chunk): count += chunk.count
+            default: break
+            }
+        }
+        await manager.invalidateAndCancel()
+        try expect(status: status, bytes: count, spec)
+    }
+
+    /// Baseline: a raw delegate counting bytes on URLSession's delegate queue.
+    static func rawCounting(_ spec: ChildSpec) async throws {
+        let count = try await RawCountingStream.count(request(spec), configuration: Configurations.tuned())
+        try expect(status: 200, bytes: count, spec)
+    }
+
+    /// Ours: `stream(for:)`, read by a ``SlowConsumer``.
+    static func oursSlow(_ spec: ChildSpec) async throws {
+        let manager = SessionManager()
+        let (body, response) = try await manager.stream(for: request(spec))
+        var consumer = SlowConsumer()
+        for try await chunk in body { await consumer.consume(chunk.count) }
+        await manager.invalidateAndCancel()
+        try expect(status: response.statusCode, bytes: consumer.consumed, spec)
+    }
+
+    /// Baseline: the naive raw bridge (an unbounded `AsyncThrowingStream`), read by a ``SlowConsumer``.
+    static func rawSlow(_ spec: ChildSpec) async throws {
+        let (stream, session) = RawUnboundedStream.stream(request(spec), configuration: Configurations.tuned())
+        var consumer = SlowConsumer()
+        for try await chunk in stream { await consumer.consume(chunk.count) }
+        session.finishTasksAndInvalidate()
+        try expect(status: 200, bytes: consumer.consumed, spec)
+    }
+
+    static func expect(status: Int, bytes: Int, _ spec: ChildSpec) throws {
+        guard status == 200, bytes == spec.bytes else {
+            throw BenchmarkError("\(spec.scenario.rawValue) \(spec.mode.rawValue): status \(status), \(bytes) of \(spec.bytes) bytes")
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// Timing, statistics and memory readings shared by every scenario.
+enum Measure {
+    /// Seconds in a `Duration`.
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Runs `body` and returns its wall-clock time in seconds.
+    static func time(_ body: () async throws -> Void) async throws -> Double {
+        let start = ContinuousClock.now
+        try await body()
+        return seconds(ContinuousClock.now - start)
+    }
+
+    /// The median (mean of the two middle values for an even count).
+    static func median(_ values: [Double]) -> Double {
+        precondition(!values.isEmpty, "median of no samples")
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// Megabytes (10^6 bytes) per second.
+    static func megabytesPerSecond(_ bytes: Int, seconds: Double) -> Double {
+        Double(bytes) / 1e6 / max(seconds, 1e-9)
+    }
+
+    /// User plus system CPU time of the whole process so far (every thread), in seconds.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    /// The process's peak resident set size so far (`VmHWM` in /proc/self/status), in KiB.
+    static func peakRSSKiB() -> Int {
+        statusField("VmHWM") ?? 0
+    }
+
+    /// The process's resident set size now (`VmRSS`), in KiB.
+    static func currentRSSKiB() -> Int {
+        statusField("VmRSS") ?? 0
+    }
+
+    private static func statusField(_ name: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let number = line.dropFirst(name.count + 1).filter(\.isNumber)
+            return Int(number)
+        }
+        return nil
+    }
+}
+
+/// Formatting for the human table.
+enum Format {
+    /// A value with a sensible number of digits for its size.
+    static func number(_ value: Double) -> String {
+        switch abs(value) {
+        case 1_000...: return String(format: "%.0f", value)
+        case 100..<1_000: return String(format: "%.1f", value)
+        case 1..<100: return String(format: "%.2f", value)
+        default: return String(format: "%.3f", value)
+        }
+    }
+
+    /// A ratio as `0.973x`.
+    static func ratio(_ value: Double) -> String {
+        String(format: "%.3fx", value)
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func padLeft(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    /// Rounds to 4 significant digits for JSON.
+    static func rounded(_ value: Double) -> Double {
+        guard value.isFinite, value != 0 else { return value.isFinite ? 0 : -1 }
+        let digits = 4 - Int(floor(log10(abs(value)))) - 1
+        let scale = pow(10, Double(max(0, digits)))
+        return (value * scale).rounded() / scale
+    }
+}
+
+/// Progress lines on stderr, so stdout holds only the table.
+func log(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

@@ -1,0 +1,178 @@
+import Foundation
+
+/// The command line of `benchmarks`.
+///
+///     benchmarks [--rounds N] [--big-rounds N] [--quick] [--only a,b] [--json FILE] [--server URL]
+///
+/// Hidden (used when the benchmark re-executes itself for a memory scenario):
+///
+///     benchmarks --child SCENARIO --mode ours|baseline --server URL --bytes N --workdir DIR --result FILE
+struct Options: Sendable {
+    /// Rounds of the request scenarios (small-seq, small-c16, batch-1000). Default 5 (2 with `--quick`).
+    var rounds = 5
+    /// Rounds of the 1 GiB scenarios, each variant in a child process. Default 3 (1 with `--quick`).
+    var bigRounds = 3
+    /// Smaller sizes for a smoke run.
+    var quick = false
+    /// Scenarios to run (`nil`: all).
+    var only: Set<String>?
+    /// Where to write the JSON results.
+    var jsonPath: String?
+    /// Use this server instead of starting a LoopbackServer.
+    var serverURL: URL?
+    /// Set in a child process: the one measurement to make.
+    var child: ChildSpec?
+    /// `--variants a,b`: run only these contenders of the request scenarios (for profiling one side).
+    var variants: Set<String>?
+    /// `--trace SCENARIO`: a memory timeline of one transfer instead of the benchmark (see ``Trace``).
+    var trace: Scenario?
+    /// `--trace-raw raw-spill|raw-count`: trace a raw delegate instead of ours.
+    var traceRaw: String?
+
+    /// Requests of small-seq and small-c16.
+    var smallCount: Int { quick ? 300 : 2_000 }
+    /// Requests of batch-1000.
+    var batchCount: Int { quick ? 300 : 1_000 }
+    /// Body bytes of the 1 GiB scenarios.
+    var bigBytes: Int { quick ? 64 << 20 : 1 << 30 }
+
+    static let usage = """
+    usage: benchmarks [options]
+      --rounds N       rounds of the request scenarios (default 5, --quick: 2)
+      --big-rounds N   rounds of the 1 GiB scenarios, one child process per variant (default 3, --quick: 1)
+      --quick          smoke run: 300 requests, 64 MiB instead of 1 GiB
+      --only a,b       run only these scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ","))
+      --json FILE      also write the results as JSON
+      --server URL     use this server (must serve /bytes/N and accept POST /upload) instead of
+                       an embedded LoopbackServer
+      --variants a,b   profiling aid: run only these contenders of small-seq/small-c16/batch-1000
+                       (ours, raw, raw-delegate, raw-default, urlcache_off, cookies_off,
+                       credential_storage_off, raw-taskgroup, ours-taskgroup; diagnostic: ours-isolated)
+      --trace NAME     diagnostic: a memory timeline of one stream-1g, slow-consumer-1g or download-1g
+                       transfer (--trace-raw raw-count|raw-spill: a raw delegate instead of ours)
+    """
+
+    /// Parses `arguments` (without the program name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var roundsGiven = false
+        var bigRoundsGiven = false
+        var childScenario: String?
+        var childMode: String?
+        var childBytes: Int?
+        var childWorkdir: String?
+        var childResult: String?
+        var index = 0
+        func value(_ name: String) throws(UsageError) -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError("\(name) needs a value") }
+            return arguments[index]
+        }
+        func count(_ name: String) throws(UsageError) -> Int {
+            let text = try value(name)
+            guard let number = Int(text), number > 0 else { throw UsageError("\(name) needs a positive number, not \(text)") }
+            return number
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--rounds": options.rounds = try count(argument); roundsGiven = true
+            case "--big-rounds": options.bigRounds = try count(argument); bigRoundsGiven = true
+            case "--quick": options.quick = true
+            case "--json": options.jsonPath = try value(argument)
+            case "--only":
+                let names = try value(argument).split(separator: ",").map { String($0) }
+                for name in names where Scenario(rawValue: name) == nil {
+                    throw UsageError("unknown scenario \(name)")
+                }
+                options.only = Set(names)
+            case "--server":
+                let text = try value(argument)
+                guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), url.scheme != nil else {
+                    throw UsageError("--server needs a URL, not \(text)")
+                }
+                options.serverURL = url
+            case "--child": childScenario = try value(argument)
+            case "--mode": childMode = try value(argument)
+            case "--bytes": childBytes = try count(argument)
+            case "--workdir": childWorkdir = try value(argument)
+            case "--result": childResult = try value(argument)
+            case "--variants": options.variants = Set(try value(argument).split(separator: ",").map { String($0) })
+            case "--trace":
+                let name = try value(argument)
+                guard let scenario = Scenario(rawValue: name) else { throw UsageError("unknown scenario \(name)") }
+                options.trace = scenario
+            case "--trace-raw":
+                let mode = try value(argument)
+                guard mode == "raw-spill" || mode == "raw-count" else { throw UsageError("--trace-raw is raw-spill or raw-count") }
+                options.traceRaw = mode
+            case "-h", "--help": throw UsageError(nil)
+            default: throw UsageError("unknown option \(argument)")
+            }
+            index += 1
+        }
+        if options.quick {
+            if !roundsGiven { options.rounds = 2 }
+            if !bigRoundsGiven { options.bigRounds = 1 }
+        }
+        if let childScenario {
+            guard let scenario = Scenario(rawValue: childScenario), scenario.isMemoryScenario,
+                  let mode = childMode.flatMap(ChildSpec.Mode.init(rawValue:)),
+                  let server = options.serverURL, let bytes = childBytes,
+                  let workdir = childWorkdir, let result = childResult
+            else { throw UsageError("incomplete --child invocation") }
+            options.child = ChildSpec(
+                scenario: scenario, mode: mode, server: server, bytes: bytes,
+                workdir: URL(fileURLWithPath: workdir), result: URL(fileURLWithPath: result)
+            )
+        }
+        return options
+    }
+
+    func includes(_ scenario: Scenario) -> Bool {
+        only?.contains(scenario.rawValue) ?? true
+    }
+}
+
+/// A bad command line; `message` is nil for `--help`.
+struct UsageError: Error {
+    let message: String?
+    init(_ message: String?) { self.message = message }
+}
+
+/// The scenarios, in the order they run and are reported.
+enum Scenario: String, CaseIterable, Sendable {
+    case smallSeq = "small-seq"
+    case smallC16 = "small-c16"
+    case batch1000 = "batch-1000"
+    case stream1g = "stream-1g"
+    case download1g = "download-1g"
+    case upload1g = "upload-1g"
+    case slowConsumer1g = "slow-consumer-1g"
+
+    /// Measured in child processes, one per variant and round, so peak RSS values do not mix.
+    var isMemoryScenario: Bool {
+        switch self {
+        case .smallSeq, .smallC16, .batch1000: return false
+        case .stream1g, .download1g, .upload1g, .slowConsumer1g: return true
+        }
+    }
+}
+
+/// What a child process measures: one variant of one memory scenario, once.
+struct ChildSpec: Sendable {
+    enum Mode: String, Sendable {
+        /// AsyncNetworking.
+        case ours
+        /// Raw URLSession.
+        case baseline
+    }
+
+    let scenario: Scenario
+    let mode: Mode
+    let server: URL
+    let bytes: Int
+    let workdir: URL
+    /// Where the child writes its ``ChildReport`` as JSON.
+    let result: URL
+}
