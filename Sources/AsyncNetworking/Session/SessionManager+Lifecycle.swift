@@ -14,7 +14,7 @@ extension SessionManager {
         guard lifecycle == .active else { return await waitForInvalidation() }
         lifecycle = .finishing
         failWaitingTransfers()
-        session.finishTasksAndInvalidate()
+        delegateQueue.bypassing { session.finishTasksAndInvalidate() }
         await waitForInvalidation()
     }
 
@@ -29,7 +29,7 @@ extension SessionManager {
             for state in transfers.values where state.phase == .running && state.cancellation == nil {
                 state.cancellation = reason
             }
-            session.invalidateAndCancel()
+            delegateQueue.bypassing { session.invalidateAndCancel() }
         }
         await waitForInvalidation()
     }

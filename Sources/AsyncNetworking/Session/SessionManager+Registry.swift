@@ -54,23 +54,26 @@ extension SessionManager {
             state.phase = .running
             return finish(state, .failure(error.adding(request: state.originalRequest)))
         }
-        let task: URLSessionTask
-        switch state.upload {
-        case .none: task = session.dataTask(with: request)
-        case .data(let data): task = session.uploadTask(with: request, from: data)
-        case .file(let url): task = session.uploadTask(with: request, fromFile: url)
-        case .stream(let body):
-            // A data task with `httpBodyStream` reads the stream as it sends (always chunked on Linux).
-            var streamed = request
-            streamed.httpBody = nil
-            let stream = body.makeInputStream()
-            state.bodyStream = stream
-            streamed.httpBodyStream = stream
-            task = session.dataTask(with: streamed)
+        let task: URLSessionTask = delegateQueue.bypassing {
+            let task: URLSessionTask
+            switch state.upload {
+            case .none: task = session.dataTask(with: request)
+            case .data(let data): task = session.uploadTask(with: request, from: data)
+            case .file(let url): task = session.uploadTask(with: request, fromFile: url)
+            case .stream(let body):
+                // A data task with `httpBodyStream` reads the stream as it sends (always chunked on Linux).
+                var streamed = request
+                streamed.httpBody = nil
+                let stream = body.makeInputStream()
+                state.bodyStream = stream
+                streamed.httpBodyStream = stream
+                task = session.dataTask(with: streamed)
+            }
+            return task
         }
         transfersByTask[task.taskIdentifier] = state
-        state.didStart(task)
-        task.resume()
+        state.didStart(task, gate: delegateQueue)
+        delegateQueue.bypassing { task.resume() }
         broadcast(.transferResumed(state.id, request))
     }
 
@@ -78,7 +81,7 @@ extension SessionManager {
     func pause(_ state: TransferState) {
         guard state.phase == .running, !state.isPausing, state.cancellation == nil else { return }
         state.isPausing = true
-        state.task?.cancel()
+        state.cancelTask()
     }
 
     /// The task stopped for a pause has ended: the transfer waits, held, and frees its slot.
@@ -121,7 +124,7 @@ extension SessionManager {
             finish(state, .failure(reason.adding(request: state.originalRequest)))
         case .running:
             if state.cancellation == nil { state.cancellation = reason }
-            state.task?.cancel()
+            state.cancelTask()
             scheduleCancellationWatchdog(for: state)
         case .finished:
             break

@@ -26,6 +26,8 @@ import FoundationNetworking
 public actor SessionManager {
     nonisolated let executor: QueueExecutor
     nonisolated let delegate: SessionDelegate
+    /// The delegate queue (backpressure on Linux); URLSession calls go through its `bypassing`.
+    nonisolated let delegateQueue: DelegateQueue
     /// The underlying URLSession. Its delegate is the manager; do not create tasks on it directly.
     public nonisolated let session: URLSession
 
@@ -73,13 +75,11 @@ public actor SessionManager {
         maxConcurrentTransfers: Int? = nil
     ) {
         let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
-        let delegateQueue = OperationQueue()
-        delegateQueue.name = "AsyncNetworking.SessionManager.delegate"
-        delegateQueue.maxConcurrentOperationCount = 1
-        delegateQueue.underlyingQueue = executor.queue
+        let delegateQueue = DelegateQueue(underlyingQueue: executor.queue)
         let delegate = SessionDelegate()
         self.executor = executor
         self.delegate = delegate
+        self.delegateQueue = delegateQueue
         self.scheduler = TransferScheduler(limit: maxConcurrentTransfers)
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
         delegate.attach(self)
@@ -87,7 +87,7 @@ public actor SessionManager {
 
     deinit {
         // URLSession retains its delegate until invalidated; the delegate only holds the manager weakly.
-        session.invalidateAndCancel()
+        delegateQueue.bypassing { session.invalidateAndCancel() }
     }
 
     /// The configuration AsyncNetworking uses by default, tuned for services calling services.

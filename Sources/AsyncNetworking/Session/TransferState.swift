@@ -63,6 +63,8 @@ final class TransferState {
     /// `true` while `startsImmediately: false` or a `suspend()` before start holds it back.
     var isHeld = false
     var task: URLSessionTask?
+    /// The delegate queue whose gate must be open while calling into URLSession.
+    private var gate: DelegateQueue?
     /// The error to report when URLSession confirms a cancellation we asked for.
     var cancellation: NetworkingError?
     /// While non-nil, delegate callbacks are appended here instead of processed.
@@ -115,11 +117,18 @@ final class TransferState {
     }
 
     /// Marks the start of a (new) URLSession task for this transfer.
-    func didStart(_ task: URLSessionTask) {
+    func didStart(_ task: URLSessionTask, gate: DelegateQueue) {
         self.task = task
+        self.gate = gate
         phase = .running
         startDate = Date()
         startInstant = .now
+    }
+
+    /// Cancels the current URLSession task (URLSession confirms with a -999 completion).
+    func cancelTask() {
+        guard let task else { return }
+        if let gate { gate.bypassing { task.cancel() } } else { task.cancel() }
     }
 
     /// Forgets what an earlier attempt received (a 401 answered with a credential, a replaced response).

@@ -183,7 +183,7 @@ final class DownloadSink: TransferSink {
         }
         // The core re-sends `resendRequest` once this task ends (its later callbacks are ignored).
         transfer.resendRequest = transfer.currentRequest
-        transfer.task?.cancel()
+        transfer.cancelTask()
         return nil
     }
 

@@ -1,0 +1,84 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The URLSession delegate queue, with backpressure on Linux.
+///
+/// FoundationNetworking pushes every callback (each `didReceive data` holding a chunk of up to
+/// 16 KiB) onto the delegate queue as fast as libcurl reads the socket, with no limit. When the
+/// queue falls behind — a slow disk under a download, spilling for a slow consumer, two cores shared
+/// with the server — the queued callbacks hold the body in memory: hundreds of MiB for a 1 GiB
+/// transfer. URLSession offers no flow control, but it adds each callback by calling
+/// `addOperation(_:)` synchronously on its own work thread. Past ``highWater`` queued callbacks that
+/// call waits (up to ``maximumWait`` at a time) until the queue has drained to ``lowWater``: libcurl
+/// then stops reading, TCP pushes back on the server, and the memory held in queued callbacks stays
+/// under `highWater` × 16 KiB.
+///
+/// Deadlock guard: URLSession's own methods (creating, resuming or cancelling a task, invalidating)
+/// wait for its work thread. The manager makes those calls inside ``bypassing(_:)``, which opens the
+/// gate for their duration, so its work thread can never be held waiting for the very queue that is
+/// waiting for it. A waiting call also gives up after ``maximumWait``, so the gate can only ever
+/// slow a transfer, never stop one.
+///
+/// On Apple platforms the queue is a plain `OperationQueue` (their URLSession is a different
+/// implementation).
+final class DelegateQueue: OperationQueue, @unchecked Sendable {
+    // reason: OperationQueue is an open Foundation class with its own locking; the added state is
+    // only `Atomic` counters and a `DispatchSemaphore`, both thread-safe.
+
+    /// Queued callbacks past which URLSession's work thread waits. 256 × 16 KiB = 4 MiB.
+    let highWater: Int
+    /// The waiting thread goes on once the queue has drained to this many.
+    let lowWater: Int
+    /// The longest one wait lasts.
+    let maximumWait: DispatchTimeInterval
+
+    private let pending = Atomic<Int>(0)
+    private let bypasses = Atomic<Int>(0)
+    private let waiters = Atomic<Int>(0)
+    private let roomAvailable = DispatchSemaphore(value: 0)
+
+    init(underlyingQueue queue: DispatchQueue, highWater: Int = 256, lowWater: Int = 64, maximumWait: DispatchTimeInterval = .milliseconds(100)) {
+        self.highWater = highWater
+        self.lowWater = lowWater
+        self.maximumWait = maximumWait
+        super.init()
+        name = "AsyncNetworking.SessionManager.delegate"
+        maxConcurrentOperationCount = 1
+        underlyingQueue = queue
+    }
+
+    #if canImport(FoundationNetworking)
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        if pending.add(1, ordering: .relaxed).newValue > highWater {
+            waitForRoom()
+        }
+        super.addOperation { [self] in
+            block()
+            if pending.subtract(1, ordering: .relaxed).newValue <= lowWater, waiters.load(ordering: .relaxed) > 0 {
+                roomAvailable.signal()
+            }
+        }
+    }
+    #endif
+
+    /// Callbacks queued and not yet run (for tests and diagnostics).
+    var queuedCallbacks: Int { pending.load(ordering: .relaxed) }
+
+    /// Runs `body` — a call into URLSession that may wait for its work thread — with the gate open.
+    func bypassing<T>(_ body: () throws -> T) rethrows -> T {
+        bypasses.add(1, ordering: .relaxed)
+        if waiters.load(ordering: .relaxed) > 0 { roomAvailable.signal() }
+        defer { bypasses.subtract(1, ordering: .relaxed) }
+        return try body()
+    }
+
+    private func waitForRoom() {
+        waiters.add(1, ordering: .relaxed)
+        defer { waiters.subtract(1, ordering: .relaxed) }
+        let deadline = DispatchTime.now() + maximumWait
+        while pending.load(ordering: .relaxed) > lowWater, bypasses.load(ordering: .relaxed) == 0 {
+            if roomAvailable.wait(timeout: deadline) == .timedOut { return }
+        }
+    }
+}
