@@ -78,4 +78,50 @@ struct FaultFileTests {
             }
         }
     }
+
+    @Test func fileUploadsCancelledAtRandomMomentsNeverCrashTheProcess() async throws {
+        // Raw URLSession traps (a `try!` on curl_easy_pause, error 43) when a file upload is
+        // cancelled while its DispatchIO read is in flight; file uploads here are body streams.
+        try await withServerAndManager(deadline: 120) { server, manager in
+            try await TransfersSupport.withDirectory { directory in
+                let file = directory.appendingPathComponent("upload.bin")
+                try TransfersSupport.writeSeeded(file, seed: 8, count: 8 << 20)
+                var request = URLRequest(url: server.url("/upload?pace=1"))
+                request.httpMethod = "POST"
+                for _ in 0..<60 {
+                    let upload = Task { try await manager.upload(for: request, fromFile: file) }
+                    try await Task.sleep(for: .microseconds(Int.random(in: 0...30_000)))
+                    upload.cancel()
+                    do {
+                        let (body, _) = try await upload.value
+                        let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+                        #expect(json?["bytes"] as? Int == 8 << 20)
+                        #expect(json?["chunked"] as? Bool == false, "sent with its Content-Length")
+                    } catch let error as NetworkingError {
+                        #expect(error.kind == .cancelled)
+                    }
+                }
+                #expect(await manager.activeTransferCount == 0)
+            }
+        }
+    }
+
+    @Test func fileUploadCarriesItsContentLengthNotChunked() async throws {
+        try await withServerAndManager { server, manager in
+            try await TransfersSupport.withDirectory { directory in
+                let file = directory.appendingPathComponent("upload.bin")
+                try TransfersSupport.writeSeeded(file, seed: 9, count: 3 << 20)
+                var request = URLRequest(url: server.url("/upload"))
+                request.httpMethod = "PUT"
+                let (body, _) = try await manager.upload(for: request, fromFile: file)
+                let json = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+                #expect(json?["bytes"] as? Int == 3 << 20)
+                #expect(json?["chunked"] as? Bool == false)
+                let recorded = try #require(server.requests.last)
+                #expect(recorded.header("Content-Length") == String(3 << 20))
+                #expect(recorded.header("Transfer-Encoding") == nil)
+                #expect(recorded.bodyChecksum == Checksum.fnv1a64(SeededBytes.data(seed: 9, offset: 0, count: 3 << 20)))
+            }
+        }
+    }
 }
