@@ -54,39 +54,7 @@ extension SessionManager {
             state.phase = .running
             return finish(state, .failure(error.adding(request: state.originalRequest)))
         }
-        let task: URLSessionTask = delegateQueue.bypassing {
-            let task: URLSessionTask
-            switch state.upload {
-            case .none: task = session.dataTask(with: request)
-            case .data(let data): task = session.uploadTask(with: request, from: data)
-            case .file(let url):
-                #if canImport(FoundationNetworking)
-                // Sent as a body stream with its true Content-Length, not as a file: see FileBodyReader.
-                let length = TransferFiles.size(of: url) ?? 0
-                var streamed = request
-                streamed.httpBody = nil
-                streamed.setValue(String(length), forHTTPHeaderField: "Content-Length")
-                // A blank value makes libcurl drop its `Transfer-Encoding: chunked`: the body goes
-                // out as is, framed by the Content-Length above.
-                streamed.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
-                let stream = BodyInputStream(reader: FileBodyReader(url: url, length: length))
-                state.bodyStream = stream
-                streamed.httpBodyStream = stream
-                task = session.dataTask(with: streamed)
-                #else
-                task = session.uploadTask(with: request, fromFile: url)
-                #endif
-            case .stream(let body):
-                // A data task with `httpBodyStream` reads the stream as it sends (always chunked on Linux).
-                var streamed = request
-                streamed.httpBody = nil
-                let stream = body.makeInputStream()
-                state.bodyStream = stream
-                streamed.httpBodyStream = stream
-                task = session.dataTask(with: streamed)
-            }
-            return task
-        }
+        let task = delegateQueue.bypassing { makeTask(for: state, request: request) }
         transfersByTask[task.taskIdentifier] = state
         state.didStart(task, gate: delegateQueue)
         delegateQueue.bypassing { task.resume() }

@@ -1,0 +1,43 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Creating the URLSession task for a transfer's next attempt.
+extension SessionManager {
+    /// The URLSession task for the transfer's next attempt (call inside the delegate queue's
+    /// `bypassing`).
+    func makeTask(for state: TransferState, request: URLRequest) -> URLSessionTask {
+        switch state.upload {
+        case .none:
+            return session.dataTask(with: request)
+        case .data(let body):
+            return session.uploadTask(with: request, from: body)
+        case .file(let url):
+            #if canImport(FoundationNetworking)
+            // Sent as a body stream with its true Content-Length, not as a file: see FileBodyReader.
+            let length = TransferFiles.size(of: url) ?? 0
+            var streamed = request
+            streamed.httpBody = nil
+            streamed.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            // A blank value makes libcurl drop its `Transfer-Encoding: chunked`: the body goes out
+            // as is, framed by the Content-Length above.
+            streamed.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+            return streamedTask(streamed, body: BodyInputStream(reader: FileBodyReader(url: url, length: length)), for: state)
+            #else
+            return session.uploadTask(with: request, fromFile: url)
+            #endif
+        case .stream(let body):
+            // A data task with `httpBodyStream` reads the stream as it sends (always chunked on Linux).
+            return streamedTask(request, body: body.makeInputStream(), for: state)
+        }
+    }
+
+    private func streamedTask(_ request: URLRequest, body stream: InputStream, for state: TransferState) -> URLSessionTask {
+        var streamed = request
+        streamed.httpBody = nil
+        streamed.httpBodyStream = stream
+        state.bodyStream = stream
+        return session.dataTask(with: streamed)
+    }
+}
