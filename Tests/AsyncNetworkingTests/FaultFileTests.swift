@@ -86,8 +86,9 @@ struct FaultFileTests {
             try await TransfersSupport.withDirectory { directory in
                 let file = directory.appendingPathComponent("upload.bin")
                 try TransfersSupport.writeSeeded(file, seed: 8, count: 8 << 20)
-                var request = URLRequest(url: server.url("/upload?pace=1"))
-                request.httpMethod = "POST"
+                var post = URLRequest(url: server.url("/upload?pace=1"))
+                post.httpMethod = "POST"
+                let request = post
                 for _ in 0..<60 {
                     let upload = Task { try await manager.upload(for: request, fromFile: file) }
                     try await Task.sleep(for: .microseconds(Int.random(in: 0...30_000)))
