@@ -90,34 +90,12 @@ extension SessionManager {
         return TransferHandle(id: state.id, originalRequest: request, manager: self, lifetime: ConsumerLifetime(channel: channel!))
     }
 
-    /// The whole-body path: no `await` on the actor before the transfer starts. The caller
-    /// enqueues the registration on the manager's queue (ahead of any callback of the task it
-    /// creates) and suspends on a continuation that the transfer's completion resumes directly
-    /// onto the caller's executor — the same thread hand-offs as URLSession's own `data(for:)`.
+    /// The whole-body path: see ``awaitTransfer(_:cleanup:start:)``.
     nonisolated func collect(_ request: URLRequest, upload: UploadSource, options: TransferOptions) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
-        if Task.isCancelled {
-            throw NetworkingError(.cancelled, "the calling task was already cancelled", request: request)
-        }
-        let id = nextTransferID()
-        do {
-            return try await withTaskCancellationHandler {
-                try await withUnsafeThrowingContinuation { continuation in
-                    perform { manager in
-                        do {
-                            _ = try manager.register(request, id: id, upload: upload, options: options) { _ in
-                                CollectorSink(continuation: continuation)
-                            }
-                        } catch {
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                }
-            } onCancel: {
-                // Enqueued after the registration above, so it always finds the transfer.
-                perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
+        try await awaitTransfer(request) { manager, id, continuation throws(NetworkingError) in
+            _ = try manager.register(request, id: id, upload: upload, options: options) { _ in
+                CollectorSink(continuation: continuation)
             }
-        } catch {
-            throw (error as? NetworkingError) ?? NetworkingError(.transport(.unknown), "\(error)", request: request, underlyingError: error)
         }
     }
 

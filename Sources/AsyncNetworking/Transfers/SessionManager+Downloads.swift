@@ -82,34 +82,18 @@ extension SessionManager {
 
     // MARK: Internals
 
-    private func downloadOnce(
+    private nonisolated func downloadOnce(
         _ request: URLRequest, to destination: DownloadDestination, options: DownloadOptions
     ) async throws(NetworkingError) -> (URL, HTTPURLResponse) {
-        if Task.isCancelled {
-            throw NetworkingError(.cancelled, "the calling task was already cancelled", request: request)
-        }
-        let id = nextTransferID()
-        do {
-            return try await withTaskCancellationHandler {
-                try await withUnsafeThrowingContinuation { continuation in
-                    do throws(NetworkingError) {
-                        let (plan, file, point) = try DownloadPlan.prepare(request, to: destination, options: options)
-                        let sink = DownloadSink(plan: plan, file: file, resumePoint: point, output: .awaiting(continuation))
-                        do throws(NetworkingError) {
-                            _ = try register(request, id: id, upload: Self.downloadBody(of: request), options: options.transfer) { _ in sink }
-                        } catch {
-                            sink.abandon()
-                            throw error
-                        }
-                    } catch {
-                        continuation.resume(throwing: error)
-                    }
-                }
-            } onCancel: { [weak self] in
-                self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
+        try await awaitTransfer(request) { manager, id, continuation throws(NetworkingError) in
+            let (plan, file, point) = try DownloadPlan.prepare(request, to: destination, options: options)
+            let sink = DownloadSink(plan: plan, file: file, resumePoint: point, output: .awaiting(continuation))
+            do throws(NetworkingError) {
+                _ = try manager.register(request, id: id, upload: Self.downloadBody(of: request), options: options.transfer) { _ in sink }
+            } catch {
+                sink.abandon()
+                throw error
             }
-        } catch {
-            throw (error as? NetworkingError) ?? NetworkingError(.transport(.unknown), "\(error)", request: request, underlyingError: error)
         }
     }
 

@@ -81,31 +81,10 @@ extension SessionManager {
     nonisolated func uploadAndCollect(
         _ request: URLRequest, body: UploadSource, options: TransferOptions, resources: UploadBodyResources
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
-        if Task.isCancelled {
-            resources.release()
-            throw NetworkingError(.cancelled, "the calling task was already cancelled", request: request)
-        }
-        let id = nextTransferID()
-        do {
-            return try await withTaskCancellationHandler {
-                try await withUnsafeThrowingContinuation { continuation in
-                    perform { manager in
-                        do {
-                            _ = try manager.register(request, id: id, upload: body, options: options) { _ in
-                                UploadBodySink(CollectorSink(continuation: continuation), resources: resources)
-                            }
-                        } catch {
-                            resources.release()
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                }
-            } onCancel: {
-                // Enqueued after the registration above, so it always finds the transfer.
-                perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
+        try await awaitTransfer(request, cleanup: { resources.release() }) { manager, id, continuation throws(NetworkingError) in
+            _ = try manager.register(request, id: id, upload: body, options: options) { _ in
+                UploadBodySink(CollectorSink(continuation: continuation), resources: resources)
             }
-        } catch {
-            throw (error as? NetworkingError) ?? NetworkingError(.transport(.unknown), "\(error)", request: request, underlyingError: error)
         }
     }
 }
