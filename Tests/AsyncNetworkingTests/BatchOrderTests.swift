@@ -95,7 +95,7 @@ struct BatchOrderTests {
 
     @Test func aChainBuildsABatchFromAResponse() async throws {
         try await withServerAndManager { server, manager in
-            // Request A's body decides the sizes of the batch that follows it (Docs/Batch.md).
+            // Request A's body decides the sizes of the batch that follows it (the README's batch example).
             let (index, _) = try await manager.data(from: server.url("/bytes/5?seed=42"))
             let sizes = index.map { Int($0) % 50 + 1 }
             let requests = sizes.enumerated().map { i, size in URLRequest(url: server.url("/bytes/\(size)?seed=\(i)")) }

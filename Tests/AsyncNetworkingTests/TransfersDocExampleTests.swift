@@ -6,7 +6,7 @@ import Testing
 import LoopbackServer
 @testable import AsyncNetworking
 
-/// The snippets of Docs/Transfers.md, compiled and run against the loopback server.
+/// The snippets of the README's Transfers section, compiled and run against the loopback server.
 @Suite("Transfers doc examples")
 struct TransfersDocExampleTests {
     @Test func docExamplesRun() async throws {

@@ -1,7 +1,7 @@
 import Foundation
 
 // AsyncNetworking benchmarks: AsyncNetworking against raw URLSession, alternately in one process,
-// several rounds, medians and ratios. See Docs/Benchmarks.md.
+// several rounds, medians and ratios. See the README's Benchmarks section.
 //
 //   swift run -c release benchmarks [--rounds N] [--big-rounds N] [--quick] [--only a,b] [--json FILE] [--server URL]
 
