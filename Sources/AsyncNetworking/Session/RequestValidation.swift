@@ -26,14 +26,4 @@ enum RequestValidation {
             throw NetworkingError(.invalidURL, "the URL has no host", request: request)
         }
     }
-
-    /// Parses a URL string, throwing ``NetworkingError/Kind/invalidURL`` when it is not a valid
-    /// absolute http(s) URL.
-    static func url(from string: String) throws(NetworkingError) -> URL {
-        guard let url = URL(string: string) else {
-            throw NetworkingError(.invalidURL, "not a valid URL: \(string.prefix(200))")
-        }
-        try validate(url)
-        return url
-    }
 }
