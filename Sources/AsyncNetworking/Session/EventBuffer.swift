@@ -7,8 +7,9 @@ import FoundationNetworking
 /// high/low watermarks and spilling decisions, termination. No I/O and no locking: the
 /// ``EventChannel`` holds it in a mutex and performs the actions its methods return.
 ///
-/// `Waiter` is the type of the parked consumer (an `UnsafeContinuation` in production, anything
-/// in tests).
+/// `Waiter` is the type of a parked consumer (an `UnsafeContinuation` in production, anything
+/// in tests). Several iterators may share one transfer's events: each event goes to exactly one of
+/// them, and every parked iterator is woken when something arrives (the others park again).
 struct EventBuffer<Waiter> {
     /// A queued item: an event held in memory, or a run of body bytes in the spill file.
     enum Item {
@@ -18,8 +19,8 @@ struct EventBuffer<Waiter> {
 
     /// What the producer must do with a chunk it pushed.
     enum PushDataAction {
-        /// Queued in memory; resume the waiter if there is one.
-        case queued(resume: Waiter?)
+        /// Queued in memory; resume the parked waiters.
+        case queued(resume: [Waiter])
         /// Write the chunk to the spill file, then call ``pushSpilled(offset:length:)``.
         case spill
         /// The in-memory limit was reached and the policy says fail: end the transfer.
@@ -63,7 +64,7 @@ struct EventBuffer<Waiter> {
     private var termination = Termination.none
     private var completedQueued = false
     private var consumerGone = false
-    private var waiter: Waiter?
+    private var waiters: [Waiter] = []
     /// Body bytes held in memory by queued `.data` events.
     private(set) var memoryBytes = 0
     /// Body bytes queued in the spill file and not yet delivered.
@@ -86,8 +87,8 @@ struct EventBuffer<Waiter> {
     // MARK: Producer
 
     /// Queues a non-data, non-progress event (response, downloaded file).
-    mutating func push(_ event: TransferEvent) -> Waiter? {
-        guard !isClosed else { return nil }
+    mutating func push(_ event: TransferEvent) -> [Waiter] {
+        guard !isClosed else { return [] }
         append(.event(event))
         return takeWaiter()
     }
@@ -108,8 +109,8 @@ struct EventBuffer<Waiter> {
     }
 
     /// Records that `length` bytes were written to the spill file at `offset`.
-    mutating func pushSpilled(offset: Int64, length: Int) -> Waiter? {
-        guard !isClosed else { return nil }
+    mutating func pushSpilled(offset: Int64, length: Int) -> [Waiter] {
+        guard !isClosed else { return [] }
         spilledBytes += Int64(length)
         if head < items.count, case .spilled(let lastOffset, let lastLength) = items[items.count - 1],
            lastOffset + Int64(lastLength) == offset {
@@ -121,8 +122,8 @@ struct EventBuffer<Waiter> {
     }
 
     /// Records progress, coalescing with any undelivered progress of the same direction.
-    mutating func pushProgress(upload isUpload: Bool, _ value: TransferProgress) -> Waiter? {
-        guard !isClosed else { return nil }
+    mutating func pushProgress(upload isUpload: Bool, _ value: TransferProgress) -> [Waiter] {
+        guard !isClosed else { return [] }
         if isUpload {
             if upload != nil { upload!.value = value } else { upload = PendingProgress(value: value, position: enqueued) }
         } else {
@@ -132,16 +133,16 @@ struct EventBuffer<Waiter> {
     }
 
     /// Queues the terminal success event.
-    mutating func finish(_ metrics: TransferMetrics) -> Waiter? {
-        guard !isClosed else { return nil }
+    mutating func finish(_ metrics: TransferMetrics) -> [Waiter] {
+        guard !isClosed else { return [] }
         append(.event(.completed(metrics)))
         completedQueued = true
         return takeWaiter()
     }
 
     /// Ends the stream with an error, thrown after the already-queued items are delivered.
-    mutating func fail(_ error: NetworkingError) -> Waiter? {
-        guard !isClosed else { return nil }
+    mutating func fail(_ error: NetworkingError) -> [Waiter] {
+        guard !isClosed else { return [] }
         termination = .failing(error)
         return takeWaiter()
     }
@@ -191,19 +192,20 @@ struct EventBuffer<Waiter> {
         }
     }
 
-    /// Parks the consumer. Returns the waiter back if it must be resumed at once (something arrived
+    /// Parks a consumer. Returns the waiter back if it must be resumed at once (something arrived
     /// or the stream closed between ``next()`` and this call — which cannot happen under one lock,
-    /// but the check keeps the machine safe on its own).
+    /// but the check keeps the machine safe on its own). Another iterator already parked does not
+    /// make this one return: it waits too, without spinning.
     mutating func park(_ newWaiter: Waiter) -> Waiter? {
-        if hasDeliverable || consumerGone || waiter != nil { return newWaiter }
-        waiter = newWaiter
+        if hasDeliverable || consumerGone { return newWaiter }
+        waiters.append(newWaiter)
         return nil
     }
 
     /// The consumer's task was cancelled, or it dropped the stream: everything queued is discarded,
-    /// further pushes are dropped. Returns the parked waiter (to resume) and whether the transfer was
+    /// further pushes are dropped. Returns the parked waiters (to resume) and whether the transfer was
     /// still running (and so must be cancelled).
-    mutating func consumerLeft() -> (resume: Waiter?, wasOpen: Bool) {
+    mutating func consumerLeft() -> (resume: [Waiter], wasOpen: Bool) {
         let wasOpen = !isClosed
         consumerGone = true
         items.removeAll()
@@ -225,9 +227,9 @@ struct EventBuffer<Waiter> {
         return true
     }
 
-    private mutating func takeWaiter() -> Waiter? {
-        defer { waiter = nil }
-        return waiter
+    private mutating func takeWaiter() -> [Waiter] {
+        defer { waiters.removeAll() }
+        return waiters
     }
 
     private mutating func append(_ item: Item) {

@@ -35,7 +35,7 @@ final class EventChannel: Sendable {
 
     /// Queues an event that is neither data nor progress.
     func send(_ event: TransferEvent) {
-        state.withLock { $0.buffer.push(event) }?.resume()
+        state.withLock { $0.buffer.push(event) }.resumeAll()
     }
 
     /// Queues a body chunk, spilling it to disk past the high-water mark.
@@ -44,8 +44,8 @@ final class EventChannel: Sendable {
     func send(data: Data) -> NetworkingError? {
         let action = state.withLock { $0.buffer.pushData(data) }
         switch action {
-        case .queued(let waiter):
-            waiter?.resume()
+        case .queued(let waiters):
+            waiters.resumeAll()
             return nil
         case .drop:
             return nil
@@ -81,7 +81,7 @@ final class EventChannel: Sendable {
         do throws(NetworkingError) {
             let (file, offset) = try reserved.get()
             try file.write(data, at: offset)
-            state.withLock { $0.buffer.pushSpilled(offset: offset, length: data.count) }?.resume()
+            state.withLock { $0.buffer.pushSpilled(offset: offset, length: data.count) }.resumeAll()
             return nil
         } catch {
             return error
@@ -90,17 +90,17 @@ final class EventChannel: Sendable {
 
     /// Records upload or download progress (coalesced with undelivered progress).
     func send(progress: TransferProgress, upload: Bool) {
-        state.withLock { $0.buffer.pushProgress(upload: upload, progress) }?.resume()
+        state.withLock { $0.buffer.pushProgress(upload: upload, progress) }.resumeAll()
     }
 
     /// Ends the stream successfully with `.completed(metrics)`.
     func finish(_ metrics: TransferMetrics) {
-        state.withLock { $0.buffer.finish(metrics) }?.resume()
+        state.withLock { $0.buffer.finish(metrics) }.resumeAll()
     }
 
     /// Ends the stream with `error`, thrown after the events already queued.
     func fail(_ error: NetworkingError) {
-        state.withLock { $0.buffer.fail(error) }?.resume()
+        state.withLock { $0.buffer.fail(error) }.resumeAll()
     }
 
     /// Whether the consumer left or the stream ended.
@@ -152,8 +152,13 @@ final class EventChannel: Sendable {
     /// The consumer is gone (cancelled, or dropped every reference to the stream): discard what is
     /// queued and cancel the transfer if it still runs.
     func consumerLeft() {
-        let (waiter, wasOpen) = state.withLock { $0.buffer.consumerLeft() }
-        waiter?.resume()
+        let (waiters, wasOpen) = state.withLock { $0.buffer.consumerLeft() }
+        waiters.resumeAll()
         if wasOpen { requestCancel() }
     }
+}
+
+extension Array where Element == UnsafeContinuation<Void, Never> {
+    /// Resumes every parked consumer.
+    func resumeAll() { for waiter in self { waiter.resume() } }
 }

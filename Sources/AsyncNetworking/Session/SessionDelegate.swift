@@ -7,8 +7,9 @@ import FoundationNetworking
 /// ``SessionManager`` actor (per-task delegates are unreliable on Linux).
 ///
 /// Callbacks arrive on the manager's own executor queue, so each enters the actor synchronously with
-/// `assumeIsolated`. When the manager is gone, every completion handler is still called (with the
-/// safe answer), so URLSession never waits forever.
+/// `assumeIsolated`. When the manager is gone its session has been invalidated and cancelled
+/// (`SessionManager`'s deinit), so decisions are left unanswered: answering a cancelled task traps
+/// FoundationNetworking, and the cancel ends the task.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // reason: `manager` is written once in SessionManager.init, before the session can call back,
     // and read only on the delegate queue afterwards.
@@ -54,7 +55,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard let manager else { return completionHandler(request) }
+        // With the manager gone its session was invalidated and cancelled: the task is ending, and
+        // answering a cancelled task traps FoundationNetworking, so stay silent.
+        guard let manager else { return }
         manager.assumeIsolated {
             $0.taskWillRedirect(task: task, response: response, newRequest: request, completion: completionHandler)
         }
@@ -66,7 +69,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         // Implementing this task-level method is what keeps a 401 with WWW-Authenticate from
         // hanging on Linux; without a credential the answer is always an explicit cancel.
-        guard let manager else { return completionHandler(.cancelAuthenticationChallenge, nil) }
+        guard let manager else { return }  // cancelled with the session, as for redirects
         manager.assumeIsolated {
             $0.taskDidReceive(challenge: challenge, task: task, completion: completionHandler)
         }

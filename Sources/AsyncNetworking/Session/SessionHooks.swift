@@ -12,6 +12,13 @@ import FoundationNetworking
 public struct SessionHooks: Sendable {
     /// Decides a redirect: return the request to follow (as proposed, or modified), or `nil` to
     /// refuse — the 3xx response and its body are then delivered as the transfer's result.
+    ///
+    /// The returned request is what is sent: its URL, method and headers (a 307/308 of a request
+    /// with a body re-sends the transfer's body with it, unless the method became GET or HEAD).
+    /// The proposal already lacks `Authorization`, `Cookie` and `Proxy-Authorization` when the
+    /// origin changes; add them back only on purpose. Only `http` and `https` URLs are followed:
+    /// anything else fails the transfer with ``NetworkingError/Kind/unsupportedScheme(_:)``.
+    /// Cancelling the transfer while the hook runs is safe: its answer is then ignored.
     public typealias Redirect = @Sendable (_ redirect: RedirectContext) async -> URLRequest?
     /// Answers an authentication challenge for a transfer.
     public typealias Challenge = @Sendable (_ challenge: ChallengeContext) async -> ChallengeDisposition
@@ -20,7 +27,8 @@ public struct SessionHooks: Sendable {
     /// Decides whether to go on with a transfer once its final response head has arrived.
     public typealias Response = @Sendable (_ response: HTTPURLResponse, _ request: URLRequest) async -> ResponseDisposition
 
-    /// Redirect hook; `nil` follows every redirect URLSession proposes.
+    /// Redirect hook; `nil` follows every http/https redirect URLSession proposes, without
+    /// credentials when the origin changes.
     public var redirect: Redirect?
     /// Challenge hook; `nil` uses the credentials registered with
     /// ``SessionManager/setCredential(_:forHost:)``, else refuses.
@@ -47,7 +55,9 @@ public struct RedirectContext: Sendable {
     public let originalRequest: URLRequest
     /// The 3xx response.
     public let response: HTTPURLResponse
-    /// The request URLSession would send next.
+    /// The request that will be sent if the hook returns it: URLSession's proposal (for 307/308
+    /// with a body, the current request sent to the new URL), without `Authorization`, `Cookie`
+    /// and `Proxy-Authorization` when scheme, host or port change.
     public let proposedRequest: URLRequest
     /// How many redirects this transfer has already followed.
     public let redirectCount: Int

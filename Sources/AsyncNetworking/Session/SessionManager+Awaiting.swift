@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -28,6 +29,10 @@ extension SessionManager {
             throw NetworkingError(.cancelled, "the calling task was already cancelled", request: request)
         }
         let id = nextTransferID()
+        // A cancel can land before `start` has run (even before the cancellation handler below is
+        // installed, which then runs the handler at once): the flag tells `start` to cancel what it
+        // just registered, so no cancel is ever lost, whichever runs first.
+        let cancelled = CancellationFlag()
         do {
             return try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Value, any Error>) in
@@ -37,14 +42,30 @@ extension SessionManager {
                         } catch {
                             cleanup()
                             continuation.resume(throwing: error)
+                            return
+                        }
+                        if cancelled.isSet {
+                            manager.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled"))
                         }
                     }
                 }
             } onCancel: {
+                cancelled.set()
                 perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the calling task was cancelled")) }
             }
         } catch {
             throw (error as? NetworkingError) ?? NetworkingError(.transport(.unknown), "\(error)", request: request, underlyingError: error)
         }
     }
+}
+
+/// A one-way flag set from a cancellation handler and read on the manager's executor.
+final class CancellationFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    /// Sets the flag (from any thread).
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
+
+    /// Whether ``set()`` was called.
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
 }

@@ -10,41 +10,105 @@ extension SessionManager {
         task: URLSessionTask, response: HTTPURLResponse, newRequest: URLRequest,
         completion: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        guard let state = transfersByTask[task.taskIdentifier] else { return completion(newRequest) }
+        // A task we cancelled (or no longer know, which means we cancelled it) is never answered:
+        // answering after a cancel traps FoundationNetworking, and the cancel ends the task anyway.
+        let taskIdentifier = task.taskIdentifier
+        guard let state = transfersByTask[taskIdentifier], isAwaitingDecision(state, taskIdentifier) else { return }
+        if let scheme = RedirectRules.unsupportedScheme(of: newRequest.url) {
+            return completion(refuseRedirect(state, scheme: scheme, response: response))
+        }
+        let proposed = proposedRedirect(newRequest, after: response, for: state)
         guard let hook = hooks.redirect else {
-            return completion(follow(newRequest, after: response, for: state))
+            return answerRedirect(follow(proposed, after: response, for: state), task: taskIdentifier, state: state, completion: completion)
         }
         let context = RedirectContext(
             transfer: state.id, originalRequest: state.originalRequest, response: response,
-            proposedRequest: newRequest, redirectCount: state.redirectCount
+            proposedRequest: proposed, redirectCount: state.redirectCount
         )
         Task {
             let decision = await hook(context)
-            completion(decision.flatMap { self.follow($0, after: response, for: state) })
+            // The transfer may have been cancelled while the hook decided: then stay silent.
+            guard self.isAwaitingDecision(state, taskIdentifier) else { return }
+            self.answerRedirect(decision.flatMap { self.follow($0, after: response, for: state) },
+                                task: taskIdentifier, state: state, completion: completion)
         }
     }
 
-    /// Follows a redirect, except an upload's 307/308: URLSession on Linux would send the new request
-    /// without its body, so the redirect is refused and the transfer re-sends method, headers and
-    /// body to the new URL itself once this task ends (see ``relaunch(_:with:)``).
+    /// Whether URLSession still waits for our answer about this task: it runs, and we have not
+    /// cancelled it (for a failure, a cancel or a pause).
+    func isAwaitingDecision(_ state: TransferState, _ taskIdentifier: Int) -> Bool {
+        state.phase == .running && state.cancellation == nil && !state.isPausing
+            && transfersByTask[taskIdentifier] === state
+    }
+
+    /// The request to propose for a redirect: URLSession's, except that a 307/308 of a request with
+    /// a body is the current request (method, headers) sent to the new URL; credentials removed
+    /// when the origin changes (``RedirectRules``).
+    private func proposedRedirect(_ newRequest: URLRequest, after response: HTTPURLResponse, for state: TransferState) -> URLRequest {
+        var proposed = newRequest
+        if RedirectRules.keepsMethodAndBody(response.statusCode), state.hasReplayableBody {
+            proposed = state.currentRequest
+            proposed.url = newRequest.url
+        }
+        return RedirectRules.stripCredentials(from: proposed, comingFrom: response.url ?? state.currentRequest.url)
+    }
+
+    /// Answers URLSession, then — when the manager will re-send the request itself — stops the
+    /// current task at once rather than waiting for a server that may never read the body.
+    private func answerRedirect(
+        _ request: URLRequest?, task taskIdentifier: Int, state: TransferState,
+        completion: @Sendable (URLRequest?) -> Void
+    ) {
+        completion(request)
+        guard state.resendRequest != nil else { return }
+        let id = state.id
+        perform { manager in
+            guard let state = manager.transfers[id], state.resendRequest != nil,
+                  manager.transfersByTask[taskIdentifier] === state else { return }
+            state.cancelTask()
+        }
+    }
+
+    /// Follows a redirect under the library's rules. An upload's 307/308 is re-sent by the manager
+    /// itself (URLSession on Linux would send the new request without its body): the redirect is
+    /// refused and ``relaunch(_:with:)`` sends `request` with the body once this task ends.
     private func follow(_ request: URLRequest, after response: HTTPURLResponse, for state: TransferState) -> URLRequest? {
+        if let scheme = RedirectRules.unsupportedScheme(of: request.url) {
+            return refuseRedirect(state, scheme: scheme, response: response)
+        }
         state.redirectCount += 1
-        guard response.statusCode == 307 || response.statusCode == 308, state.hasReplayableBody else {
+        guard RedirectRules.keepsMethodAndBody(response.statusCode), state.hasReplayableBody,
+              RedirectRules.sendsBody(request.httpMethod) else {
             return request
         }
-        guard state.redirectCount <= 16 else {
+        guard state.redirectCount <= RedirectRules.maximumRedirects else {
             // Refuse the redirect and fail when the task ends: cancelling inside the redirect
             // callback makes FoundationNetworking trap ("not waiting for it").
             if state.cancellation == nil {
                 state.cancellation = NetworkingError(
-                    .transport(.httpTooManyRedirects), "more than 16 redirects", request: state.originalRequest, response: response
+                    .transport(.httpTooManyRedirects), "more than \(RedirectRules.maximumRedirects) redirects",
+                    request: state.originalRequest, response: response
                 )
             }
             return nil
         }
-        var resend = state.currentRequest
-        resend.url = request.url
+        var resend = request
+        resend.httpBodyStream = nil
+        // The body comes from the transfer's upload source; a plain request keeps its own.
+        resend.httpBody = { if case .none = state.upload { return state.currentRequest.httpBody } else { return nil } }()
         state.resendRequest = resend
+        return nil
+    }
+
+    /// Stops at a redirect to anything but http or https: nothing is sent there, and the transfer
+    /// fails with ``NetworkingError/Kind/unsupportedScheme(_:)`` when its task ends.
+    private func refuseRedirect(_ state: TransferState, scheme: String, response: HTTPURLResponse) -> URLRequest? {
+        if state.cancellation == nil {
+            state.cancellation = NetworkingError(
+                .unsupportedScheme(scheme), "a redirect to a URL that is not http or https was refused",
+                request: state.originalRequest, response: response
+            )
+        }
         return nil
     }
 
@@ -52,9 +116,9 @@ extension SessionManager {
         challenge: URLAuthenticationChallenge, task: URLSessionTask,
         completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        guard let state = transfersByTask[task.taskIdentifier] else {
-            return completion(.cancelAuthenticationChallenge, nil)
-        }
+        // As for redirects: a task we cancelled is never answered (answering after a cancel can trap).
+        let taskIdentifier = task.taskIdentifier
+        guard let state = transfersByTask[taskIdentifier], isAwaitingDecision(state, taskIdentifier) else { return }
         let method = challenge.protectionSpace.authenticationMethod
         // Trust and client-certificate challenges (Apple platforms only) keep the system's handling.
         if method == "NSURLAuthenticationMethodServerTrust" || method == "NSURLAuthenticationMethodClientCertificate" {
@@ -67,7 +131,9 @@ extension SessionManager {
         if let hook = hooks.challenge {
             let context = ChallengeContext(transfer: state.id, challenge: challenge)
             Task {
-                switch await hook(context) {
+                let answer = await hook(context)
+                guard self.isAwaitingDecision(state, taskIdentifier) else { return }
+                switch answer {
                 case .useCredential(let credential): self.accept(credential, challenge: completion, for: state)
                 case .refuse: self.refuse(challenge: completion, for: state)
                 }
@@ -92,7 +158,7 @@ extension SessionManager {
         let request = state.originalRequest
         Task {
             let disposition = await hook(response, request)
-            guard state.phase == .running else { return }
+            guard state.phase == .running, state.cancellation == nil else { return }
             switch disposition {
             case .allow:
                 if let error = state.sink.didReceive(response: response, for: state) {

@@ -36,6 +36,11 @@ extension SessionManager {
 
     func taskDidComplete(task: URLSessionTask, error: (any Error)?) {
         guard let state = transfersByTask[task.taskIdentifier] else { return }
+        if state.deferred != nil, state.cancellation != nil {
+            // Cancelled while a decision was pending: what was held back no longer matters.
+            state.deferred = nil
+            state.pendingAuthentication = nil
+        }
         if state.deferred != nil {
             state.deferred!.append(.complete(error))
             // A held-back 401/407 whose challenge never came is final.
@@ -52,7 +57,7 @@ extension SessionManager {
         if state.response != nil { state.resetReceived() }
         state.response = response
         state.responseInstant = .now
-        state.expectedToReceive = TransferState.expectedBodyLength(of: response)
+        state.expectedToReceive = TransferState.expectedBodyLength(of: response, method: state.currentRequest.httpMethod)
         if let limit = state.options.maxResponseBytes, let expected = state.expectedToReceive, expected > limit {
             return fail(state, with: tooLarge(state, limit: limit, detail: "Content-Length is \(expected)"))
         }

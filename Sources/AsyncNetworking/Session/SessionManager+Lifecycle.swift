@@ -63,10 +63,17 @@ extension SessionManager {
     func sessionDidBecomeInvalid() {
         lifecycle = .invalidated
         // URLSession has completed every task by now; anything left never had a task.
-        for state in Array(transfers.values) {
-            finish(state, .failure(NetworkingError(
-                .sessionInvalidated, "the session was invalidated", request: state.originalRequest
-            )))
+        endEverything(NetworkingError(.sessionInvalidated, "the session was invalidated"))
+    }
+
+    /// Fails every transfer still registered with `reason`, ends every session-event stream and
+    /// wakes whoever awaits invalidation. Call with ``lifecycle`` already `.invalidated`.
+    func endEverything(_ reason: NetworkingError) {
+        for id in scheduler.removeAllWaiting() {
+            if let state = transfers[id] { finish(state, .failure(reason.adding(request: state.originalRequest))) }
+        }
+        for state in transfers.values.sorted(by: { $0.id < $1.id }) {
+            finish(state, .failure(reason.adding(request: state.originalRequest, response: state.response)))
         }
         broadcast(.invalidated)
         for observer in observers.values { observer.finish() }

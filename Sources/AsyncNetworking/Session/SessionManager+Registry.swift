@@ -45,20 +45,42 @@ extension SessionManager {
     }
 
     /// Creates and resumes the URLSession task for an admitted transfer.
+    ///
+    /// Every URLSession task is created here, and only while the manager is active: a task created
+    /// on an invalidated session is a fatal error in FoundationNetworking, so a re-send (a 307/308,
+    /// a download restarting without `Range`, a resume) after `invalidate()` fails instead with
+    /// ``NetworkingError/Kind/sessionInvalidated``.
     func launch(_ state: TransferState) {
         let request: URLRequest
-        do {
+        let fileLength: Int64?
+        do throws(NetworkingError) {
+            guard lifecycle == .active else {
+                throw NetworkingError(.sessionInvalidated, "the session manager was invalidated before the transfer could (re)start")
+            }
+            fileLength = try Self.checkUploadSource(state.upload, request: state.originalRequest)
             request = try state.sink.request(forLaunching: state.currentRequest, transfer: state)
         } catch {
             // It counts as running for the scheduler until finished.
             state.phase = .running
-            return finish(state, .failure(error.adding(request: state.originalRequest)))
+            return finish(state, .failure(error.adding(request: state.originalRequest, response: state.response)))
         }
-        let task = delegateQueue.bypassing { makeTask(for: state, request: request) }
+        let task = delegateQueue.bypassing { makeTask(for: state, request: request, fileLength: fileLength ?? 0) }
         transfersByTask[task.taskIdentifier] = state
         state.didStart(task, gate: delegateQueue)
         delegateQueue.bypassing { task.resume() }
         broadcast(.transferResumed(state.id, request))
+    }
+
+    /// A file upload's file must still be there when its task starts (it may have gone while the
+    /// transfer waited for a slot, was held, or before a 307/308 re-send): sending it as an empty
+    /// body would look like success.
+    /// - Returns: the file's length for a file upload, else `nil`.
+    static func checkUploadSource(_ upload: UploadSource, request: URLRequest) throws(NetworkingError) -> Int64? {
+        guard case .file(let url) = upload else { return nil }
+        guard let length = TransferFiles.size(of: url) else {
+            throw NetworkingError(.fileReadFailed, "the file to upload is gone: \(url.path)", request: request, fileURL: url)
+        }
+        return length
     }
 
     /// Stops a running transfer's task so it can continue later (only for sinks that support it).
@@ -108,6 +130,13 @@ extension SessionManager {
             finish(state, .failure(reason.adding(request: state.originalRequest)))
         case .running:
             if state.cancellation == nil { state.cancellation = reason }
+            if state.deferred?.contains(where: { if case .complete = $0 { true } else { false } }) == true {
+                // The task already ended while a decision held its callbacks back: no cancel
+                // confirmation will come, so the transfer ends now.
+                state.deferred = nil
+                state.pendingAuthentication = nil
+                return finish(state, .failure(reason.adding(request: state.originalRequest, response: state.response)))
+            }
             state.cancelTask()
             scheduleCancellationWatchdog(for: state)
         case .finished:
@@ -151,10 +180,10 @@ extension SessionManager {
         } else {
             scheduler.removeWaiting(state.id)
         }
-        state.sink.didFinish(result, for: state)
-        switch result {
-        case .success: broadcast(.transferCompleted(state.id, nil))
-        case .failure(let error): broadcast(.transferCompleted(state.id, error))
+        // The session event carries what the caller saw, which can differ from the transport's
+        // result (a download whose status or file move failed).
+        if case .now(let error) = state.sink.didFinish(result, for: state) {
+            broadcast(.transferCompleted(state.id, error))
         }
     }
 }

@@ -7,7 +7,10 @@ import FoundationNetworking
 extension SessionManager {
     /// The URLSession task for the transfer's next attempt (call inside the delegate queue's
     /// `bypassing`).
-    func makeTask(for state: TransferState, request: URLRequest) -> URLSessionTask {
+    ///
+    /// - Parameter fileLength: a file upload's length, measured by ``launch(_:)`` when it checked
+    ///   that the file is still there.
+    func makeTask(for state: TransferState, request: URLRequest, fileLength: Int64) -> URLSessionTask {
         switch state.upload {
         case .none:
             return session.dataTask(with: request)
@@ -16,7 +19,7 @@ extension SessionManager {
         case .file(let url):
             #if canImport(FoundationNetworking)
             // Sent as a body stream with its true Content-Length, not as a file: see FileBodyReader.
-            let length = TransferFiles.size(of: url) ?? 0
+            let length = fileLength
             var streamed = request
             streamed.httpBody = nil
             streamed.setValue(String(length), forHTTPHeaderField: "Content-Length")

@@ -85,9 +85,14 @@ public actor SessionManager {
         delegate.attach(self)
     }
 
-    deinit {
-        // URLSession retains its delegate until invalidated; the delegate only holds the manager weakly.
+    /// Runs on the manager's executor once the last reference is gone. URLSession retains its
+    /// delegate until invalidated and the delegate holds the manager only weakly, so no callback
+    /// reaches the manager after this: every open stream (transfer events, bodies, session events)
+    /// ends here with ``NetworkingError/Kind/sessionInvalidated`` instead of waiting forever.
+    isolated deinit {
+        lifecycle = .invalidated
         delegateQueue.bypassing { session.invalidateAndCancel() }
+        endEverything(NetworkingError(.sessionInvalidated, "the session manager was released"))
     }
 
     /// The configuration AsyncNetworking uses by default, tuned for services calling services.

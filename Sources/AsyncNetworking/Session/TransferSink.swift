@@ -15,8 +15,9 @@ protocol TransferSink: AnyObject {
     func didReceive(data: Data, for transfer: TransferState) -> NetworkingError?
     /// Progress in one direction (only when ``wantsProgress``).
     func didProgress(_ progress: TransferProgress, upload: Bool)
-    /// The end, exactly once.
-    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState)
+    /// The end, exactly once. Returns the outcome the caller sees (a download can still fail here,
+    /// moving its file), for the session-wide ``SessionEvent/transferCompleted(_:_:)``.
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) -> FinishOutcome
 
     /// The request to send for the next URLSession task of this transfer (the first, or one after
     /// a pause): a resumable download adds `Range`/`If-Range` here. Throwing fails the transfer.
@@ -26,6 +27,22 @@ protocol TransferSink: AnyObject {
     var supportsPause: Bool { get }
     /// The running task was stopped for a pause; the transfer waits for ``TransferHandle/resume()``.
     func didPause(transfer: TransferState)
+}
+
+/// What a sink made of a transfer's end.
+enum FinishOutcome {
+    /// The caller was told: success (`nil`) or this error.
+    case now(NetworkingError?)
+    /// The sink finishes off the executor (a copy across file systems) and reports through its
+    /// own reporter when done.
+    case later
+
+    init(_ result: Result<TransferMetrics, NetworkingError>) {
+        switch result {
+        case .success: self = .now(nil)
+        case .failure(let error): self = .now(error)
+        }
+    }
 }
 
 extension TransferSink {
@@ -57,11 +74,12 @@ final class ChannelSink: TransferSink {
         channel.send(progress: progress, upload: upload)
     }
 
-    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) {
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) -> FinishOutcome {
         switch result {
         case .success(let metrics): channel.finish(metrics)
         case .failure(let error): channel.fail(error)
         }
+        return FinishOutcome(result)
     }
 }
 
@@ -81,8 +99,9 @@ final class CollectorSink: TransferSink {
     func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
         self.response = response
         body = Data()
-        if response.expectedContentLength > 0 {
-            body.reserveCapacity(Int(min(response.expectedContentLength, 64 << 20)))
+        // What the body will be (0 for a HEAD, a 204 or a 304, whatever Content-Length says).
+        if let expected = transfer.expectedToReceive, expected > 0 {
+            body.reserveCapacity(Int(min(expected, 64 << 20)))
         }
         return nil
     }
@@ -94,22 +113,26 @@ final class CollectorSink: TransferSink {
 
     func didProgress(_ progress: TransferProgress, upload: Bool) {}
 
-    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) {
-        guard let continuation else { return }
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) -> FinishOutcome {
+        guard let continuation else { return FinishOutcome(result) }
         self.continuation = nil
+        defer { body = Data() }
         switch result {
         case .success:
             if let response {
                 continuation.resume(returning: (body, response))
-            } else {
-                continuation.resume(throwing: NetworkingError(
-                    .transport(.badServerResponse), "the transfer ended without an HTTP response",
-                    request: transfer.originalRequest
-                ))
+                return .now(nil)
             }
+            let error = NetworkingError(
+                .transport(.badServerResponse), "the transfer ended without an HTTP response",
+                request: transfer.originalRequest
+            )
+            continuation.resume(throwing: error)
+            return .now(error)
         case .failure(let error):
-            continuation.resume(throwing: error.adding(response: response, body: body.isEmpty ? nil : body))
+            let error = error.adding(response: response, body: body.isEmpty ? nil : body)
+            continuation.resume(throwing: error)
+            return .now(error)
         }
-        body = Data()
     }
 }

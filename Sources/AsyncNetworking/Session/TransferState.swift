@@ -184,12 +184,22 @@ final class TransferState {
 
     /// The body length the response declares, when it is the length of what we will count: a
     /// compressed body is decompressed by URLSession, so its `Content-Length` is not comparable.
-    static func expectedBodyLength(of response: HTTPURLResponse) -> Int64? {
+    ///
+    /// A response that has no body by definition — to a HEAD, or a 204 or 304 — expects 0 bytes,
+    /// whatever its `Content-Length` says (for a HEAD that is the length of the resource).
+    static func expectedBodyLength(of response: HTTPURLResponse, method: String? = nil) -> Int64? {
+        if hasNoBody(response, method: method) { return 0 }
         let encoding = (response.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased()
         guard encoding == "identity" || encoding.isEmpty else { return nil }
         if let value = response.value(forHTTPHeaderField: "Content-Length"), let length = Int64(value), length >= 0 {
             return length
         }
         return nil
+    }
+
+    /// Whether a response has no body by definition (RFC 9110 §6.4.1): a HEAD's, a 1xx, 204 or 304.
+    static func hasNoBody(_ response: HTTPURLResponse, method: String?) -> Bool {
+        if method?.uppercased() == "HEAD" { return true }
+        return response.statusCode < 200 || response.statusCode == 204 || response.statusCode == 304
     }
 }

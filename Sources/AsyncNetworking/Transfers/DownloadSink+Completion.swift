@@ -6,7 +6,7 @@ import FoundationNetworking
 /// The end of a download: move the complete file into place, or clean up (or keep, when resumable)
 /// the partial file, then tell the caller.
 extension DownloadSink {
-    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) {
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) -> FinishOutcome {
         switch result {
         case .success(let metrics):
             if let (response, body) = rejectedResponse {
@@ -23,14 +23,14 @@ extension DownloadSink {
                     request: transfer.originalRequest, response: response
                 ), transfer)
             }
-            finish(response, metrics, transfer)
+            return finish(response, metrics, transfer)
         case .failure(let error):
-            fail(error, transfer)
+            return fail(error, transfer)
         }
     }
 
     /// Moves the complete partial file to its destination and reports it.
-    private func finish(_ response: HTTPURLResponse, _ metrics: TransferMetrics, _ transfer: TransferState) {
+    private func finish(_ response: HTTPURLResponse, _ metrics: TransferMetrics, _ transfer: TransferState) -> FinishOutcome {
         let options = plan.options
         let source = plan.partialURL
         let recordURL = plan.recordURL
@@ -41,9 +41,10 @@ extension DownloadSink {
             }
             return (target, try FileMove.move(source, to: target, replacing: options.replaceExisting))
         }
-        guard case .success(let (target, outcome)) = placed else {
-            if case .failure(let error) = placed { keepCompleteFile(error, transfer) }
-            return
+        let target: URL, outcome: FileMove.Outcome
+        switch placed {
+        case .success(let placement): (target, outcome) = placement
+        case .failure(let error): return keepCompleteFile(error, transfer)
         }
         partialFile.close()
         let output = output
@@ -51,14 +52,17 @@ extension DownloadSink {
         switch outcome {
         case .moved:
             TransferFiles.remove(recordURL)
-            Self.deliver(.success((target, response, metrics)), to: output)
+            return Self.deliver(.success((target, response, metrics)), to: output)
         case .needsCopy:
             // A copy between file systems can take long: never on the manager's executor.
             let replacing = options.replaceExisting
+            let report = reportLater
             Task.detached {
-                DownloadSink.copy(source, to: target, replacing: replacing, recordURL: recordURL, response: response,
-                                  metrics: metrics, request: request, output: output)
+                let error = DownloadSink.copy(source, to: target, replacing: replacing, recordURL: recordURL, response: response,
+                                              metrics: metrics, request: request, output: output)
+                report?(error)
             }
+            return .later
         }
     }
 
@@ -66,27 +70,30 @@ extension DownloadSink {
     private static func copy(
         _ source: URL, to target: URL, replacing: Bool, recordURL: URL, response: HTTPURLResponse,
         metrics: TransferMetrics, request: URLRequest, output: Output
-    ) {
+    ) -> NetworkingError? {
         do {
             try FileMove.copyAcrossFileSystems(source, to: target, replacing: replacing)
             TransferFiles.remove(recordURL)
             deliver(.success((target, response, metrics)), to: output)
+            return nil
         } catch {
-            deliver(.failure(error.adding(request: request, response: response)), to: output)
+            let error = error.adding(request: request, response: response)
+            deliver(.failure(error), to: output)
+            return error
         }
     }
 
     /// The body is complete but could not be put in place: keep it and say where it is.
-    private func keepCompleteFile(_ error: NetworkingError, _ transfer: TransferState) {
+    private func keepCompleteFile(_ error: NetworkingError, _ transfer: TransferState) -> FinishOutcome {
         partialFile.close()
         if !plan.options.resumable { TransferFiles.remove(plan.recordURL) }
         let error = Self.error(error, fileURL: plan.partialURL).adding(request: transfer.originalRequest, response: response)
-        Self.deliver(.failure(error), to: output)
+        return Self.deliver(.failure(error), to: output)
     }
 
     /// The download failed: keep the partial file for a later resume when that is possible and
     /// wanted, else delete it.
-    private func fail(_ error: NetworkingError, _ transfer: TransferState) {
+    private func fail(_ error: NetworkingError, _ transfer: TransferState) -> FinishOutcome {
         var error = error.adding(request: transfer.originalRequest)
         if plan.options.resumable, hasValidator, bytesOnDisk > 0, Self.worthKeeping(after: error) {
             partialFile.close()
@@ -95,7 +102,7 @@ extension DownloadSink {
             partialFile.remove()
             TransferFiles.remove(plan.recordURL)
         }
-        Self.deliver(.failure(error), to: output)
+        return Self.deliver(.failure(error), to: output)
     }
 
     /// The transfer was never registered: keep bytes from an earlier attempt of a resumable
@@ -123,7 +130,8 @@ extension DownloadSink {
         )
     }
 
-    private static func deliver(_ result: Result<(URL, HTTPURLResponse, TransferMetrics), NetworkingError>, to output: Output) {
+    @discardableResult
+    private static func deliver(_ result: Result<(URL, HTTPURLResponse, TransferMetrics), NetworkingError>, to output: Output) -> FinishOutcome {
         switch (output, result) {
         case (.events(let channel), .success(let (url, _, metrics))):
             channel.send(.downloaded(url))
@@ -134,6 +142,10 @@ extension DownloadSink {
             continuation.resume(returning: (url, response))
         case (.awaiting(let continuation), .failure(let error)):
             continuation.resume(throwing: error)
+        }
+        switch result {
+        case .success: return .now(nil)
+        case .failure(let error): return .now(error)
         }
     }
 }

@@ -37,6 +37,10 @@ final class DownloadSink: TransferSink {
     private var sentResponse = false
     private var restarts = 0
 
+    /// Reports the outcome of a download finished off the executor (a copy across file systems),
+    /// for the session-wide `transferCompleted` event. Set by the manager at registration.
+    var reportLater: (@Sendable (NetworkingError?) -> Void)?
+
     /// For tests: called on the manager's executor after each chunk reached the disk, so a test can
     /// pause or cancel at an exact byte count while the task is certainly still running.
     var didWriteChunk: ((_ bytesOnDisk: Int64, _ transfer: TransferState) -> Void)?

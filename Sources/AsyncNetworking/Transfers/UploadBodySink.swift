@@ -46,9 +46,9 @@ final class UploadBodySink: TransferSink {
         inner.didProgress(progress, upload: upload)
     }
 
-    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) {
+    func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) -> FinishOutcome {
         resources.release()
-        inner.didFinish(result, for: transfer)
+        return inner.didFinish(result, for: transfer)
     }
 }
 
