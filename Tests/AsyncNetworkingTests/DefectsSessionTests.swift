@@ -123,8 +123,9 @@ import LoopbackServer
             let notFound = await expectNetworkingError {
                 try await manager.download(from: server.url("/status/404"), to: .file(directory.appendingPathComponent("a.bin")))
             }
-            let handle = try await manager.downloadTask(with: URLRequest(url: server.url("/bytes/1000")), to: .file(taken))
+            // A destination decided only when the response arrives, and already taken: the move fails.
             try Data("someone else's".utf8).write(to: taken)
+            let handle = try await manager.downloadTask(with: URLRequest(url: server.url("/bytes/1000")), to: .custom { _, _ in taken })
             let moveFailed = await expectNetworkingError { try await collectEvents(handle) }
             await manager.invalidateAndCancel()
             var reported: [NetworkingError.Kind?] = []

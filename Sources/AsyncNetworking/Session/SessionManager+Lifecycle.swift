@@ -46,18 +46,13 @@ extension SessionManager {
             continuation.finish()
             return stream
         }
-        lastObserverID += 1
-        let id = lastObserverID
-        observers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            self?.perform { $0.observers[id] = nil }
-        }
+        let key = observers.add(continuation)
+        continuation.onTermination = { [observers] _ in observers.remove(key) }
         return stream
     }
 
     func broadcast(_ event: SessionEvent) {
-        guard !observers.isEmpty else { return }
-        for observer in observers.values { observer.yield(event) }
+        observers.broadcast(event)
     }
 
     func sessionDidBecomeInvalid() {
@@ -75,9 +70,7 @@ extension SessionManager {
         for state in transfers.values.sorted(by: { $0.id < $1.id }) {
             finish(state, .failure(reason.adding(request: state.originalRequest, response: state.response)))
         }
-        broadcast(.invalidated)
-        for observer in observers.values { observer.finish() }
-        observers.removeAll()
+        observers.finishAll()
         let waiters = invalidationWaiters
         invalidationWaiters.removeAll()
         for waiter in waiters { waiter.resume() }

@@ -40,8 +40,7 @@ public actor SessionManager {
     var scheduler: TransferScheduler
     var lifecycle = Lifecycle.active
     var invalidationWaiters: [UnsafeContinuation<Void, Never>] = []
-    var observers: [UInt64: AsyncStream<SessionEvent>.Continuation] = [:]
-    var lastObserverID: UInt64 = 0
+    nonisolated let observers = SessionObservers()
     var hooks = SessionHooks()
     var credentials: [String: URLCredential] = [:]
     /// Rejected credentials allowed per transfer before a challenge is refused. Default 2.
@@ -85,14 +84,18 @@ public actor SessionManager {
         delegate.attach(self)
     }
 
-    /// Runs on the manager's executor once the last reference is gone. URLSession retains its
-    /// delegate until invalidated and the delegate holds the manager only weakly, so no callback
-    /// reaches the manager after this: every open stream (transfer events, bodies, session events)
-    /// ends here with ``NetworkingError/Kind/sessionInvalidated`` instead of waiting forever.
-    isolated deinit {
-        lifecycle = .invalidated
+    /// Runs once the last reference is gone. URLSession retains its delegate until invalidated and
+    /// the delegate holds the manager only weakly, so no callback reaches the manager after this:
+    /// the session is cancelled, every session-event stream ends with ``SessionEvent/invalidated``,
+    /// and releasing the registry ends every open transfer stream with
+    /// ``NetworkingError/Kind/sessionInvalidated`` (a sink released before its transfer finished
+    /// fails its stream), so no consumer waits forever.
+    ///
+    /// (Not an `isolated deinit`: Swift 6.3 reports a "circular reference" when optimising a client
+    /// module of an actor whose deinit is isolated.)
+    deinit {
         delegateQueue.bypassing { session.invalidateAndCancel() }
-        endEverything(NetworkingError(.sessionInvalidated, "the session manager was released"))
+        observers.finishAll()
     }
 
     /// The configuration AsyncNetworking uses by default, tuned for services calling services.

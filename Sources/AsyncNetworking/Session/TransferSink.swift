@@ -59,6 +59,12 @@ final class ChannelSink: TransferSink {
 
     init(channel: EventChannel) { self.channel = channel }
 
+    /// Released before the transfer finished: its manager is gone. The stream ends instead of
+    /// waiting forever (a no-op when it already ended).
+    deinit {
+        channel.fail(NetworkingError(.sessionInvalidated, "the session manager was released"))
+    }
+
     var wantsProgress: Bool { true }
 
     func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {

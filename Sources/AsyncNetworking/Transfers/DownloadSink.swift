@@ -54,6 +54,15 @@ final class DownloadSink: TransferSink {
         totalLength = resumePoint.totalLength
     }
 
+    /// Released before the transfer finished (its manager is gone): an event stream ends instead
+    /// of waiting forever (a no-op when it already ended). An awaiting caller holds the manager, so
+    /// it cannot be waiting here.
+    deinit {
+        if case .events(let channel) = output {
+            channel.fail(NetworkingError(.sessionInvalidated, "the session manager was released"))
+        }
+    }
+
     var wantsProgress: Bool {
         if case .events = output { return true }
         return false
