@@ -22,7 +22,7 @@ final class PartialFile {
     /// Opens (creating if needed) and locks the file at `url`.
     ///
     /// A new file is created with `O_EXCL`; an existing one is opened with `O_NOFOLLOW` and must be a
-    /// regular file with a single link: a symbolic link (or a hard link) planted at `url` is an
+    /// regular file of this user with a single link: a symbolic link (or a hard link) planted at `url` is an
     /// error, never followed, so a download cannot be made to overwrite another file.
     ///
     /// - Throws: ``NetworkingError/Kind/fileWriteFailed`` when it cannot be opened or is not a plain
@@ -45,10 +45,11 @@ final class PartialFile {
             )
         }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1,
+              info.st_uid == getuid() else {
             posixClose(descriptor)
             throw NetworkingError(
-                .fileWriteFailed, "\(url.path) is not a plain file (a link, a device or a directory); it is left alone",
+                .fileWriteFailed, "\(url.path) is not a plain file of this user (a link, a device, a directory or another user's file); it is left alone",
                 request: request, fileURL: url
             )
         }
