@@ -93,9 +93,10 @@ struct RequestHead: Sendable {
     /// Splits a request target into path, raw query and decoded query items.
     static func splitTarget(_ target: String) -> (path: String, rawQuery: String?, items: [(String, String)]) {
         var rest = Substring(target)
-        // Absolute-form: drop scheme and authority.
-        if let schemeEnd = rest.range(of: "://") {
-            rest = rest[schemeEnd.upperBound...]
+        // Absolute-form (RFC 9112 3.2.2): only a target that *starts* with `http://` or `https://`.
+        // A `://` later on (`/redirect-to?url=http://...`) belongs to the path or query.
+        if let scheme = ["http://", "https://"].first(where: { rest.lowercased().hasPrefix($0) }) {
+            rest = rest.dropFirst(scheme.count)
             if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) {
                 rest = rest[slash...]
             } else {

@@ -15,6 +15,11 @@ extension Connection {
     static let bytesLastModified = 1_700_000_000
 
     /// `/bytes/N[?seed=S][&etag=X][&norange=1][&drop=K]`.
+    ///
+    /// Every generated representation (this and `/versioned/N`) also takes two flags that make it a
+    /// broken server for resume tests: `ignoreifrange=1` honours `Range` even when `If-Range` does
+    /// not match (a 206 of a changed resource), and `rangeshift=K` labels a 206's `Content-Range`
+    /// K bytes earlier than the bytes it actually sends.
     func serveBytes(length text: String) throws {
         guard let length = Int(text), length >= 0 else { return try respondText(400, "invalid length \(text)\n") }
         let seed = request.query("seed").flatMap { UInt64($0) }
@@ -40,9 +45,10 @@ extension Connection {
         let length = representation.length
         let rangeHeader = request.header("Range")
         let ignoreRange = request.queryFlag("norange")
+        let ignoreIfRange = request.queryFlag("ignoreifrange")
         var outcome = ByteRange.Outcome.full
         if let rangeHeader, !ignoreRange {
-            let validatorMatches = request.header("If-Range").map {
+            let validatorMatches = ignoreIfRange || request.header("If-Range").map {
                 ByteRange.ifRangeMatches($0, etag: representation.etag, lastModified: representation.lastModified)
             } ?? true
             if validatorMatches { outcome = ByteRange.evaluate(rangeHeader, length: length) }
@@ -58,7 +64,8 @@ extension Connection {
             headers.append(("Content-Range", "bytes */\(length)"))
             try respond(416, headers, body: [])
         case .partial(let start, let end):
-            headers.append(("Content-Range", "bytes \(start)-\(end)/\(length)"))
+            let labelled = max(0, start - max(0, request.queryInt("rangeshift") ?? 0))
+            headers.append(("Content-Range", "bytes \(labelled)-\(labelled + end - start)/\(length)"))
             try startResponse(206, headers, contentLength: end - start + 1)
             try writeGeneratedBody(offset: start, count: end - start + 1, seed: representation.seed)
         case .full:

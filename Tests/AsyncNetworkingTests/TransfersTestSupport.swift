@@ -74,7 +74,9 @@ enum TransfersSupport {
 
     /// Files of the given kinds AsyncNetworking left in the system temporary directory.
     static func temporaryFiles(kinds: [String] = ["upload", "multipart", "download", "copy"]) -> [String] {
-        contents(of: FileManager.default.temporaryDirectory).filter { name in
+        let temporary = FileManager.default.temporaryDirectory
+        let names = contents(of: temporary) + contents(of: temporary.appendingPathComponent(TransferFiles.privateDirectoryName))
+        return names.filter { name in
             kinds.contains { name.hasPrefix("AsyncNetworking-\($0)-") }
         }
     }

@@ -108,14 +108,14 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
     /// A one-line description that never includes header values or URL credentials.
     public var description: String {
         var parts = ["NetworkingError.\(kindName)"]
-        if !message.isEmpty { parts.append(message) }
+        if !message.isEmpty { parts.append(Redaction.text(message)) }
         if let request {
             parts.append("\(request.httpMethod ?? "GET") \(Self.redacted(request.url))")
         }
         if let response { parts.append("status \(response.statusCode)") }
         if let fileURL { parts.append("file \(fileURL.path)") }
         if let underlyingError, !(underlyingError is NetworkingError) {
-            parts.append("underlying: \(String(describing: underlyingError))")
+            parts.append("underlying: \(Self.describeUnderlying(underlyingError))")
         }
         return parts.joined(separator: " — ")
     }
@@ -148,12 +148,26 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
 
     /// The URL without user, password, query or fragment (queries often carry tokens).
     static func redacted(_ url: URL?) -> String {
-        guard let url else { return "(no URL)" }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return "(unprintable URL)" }
-        components.user = nil
-        components.password = nil
-        if components.query != nil { components.query = "…" }
-        components.fragment = nil
-        return components.string ?? "(unprintable URL)"
+        Redaction.url(url)
     }
+
+    /// An underlying error for the description. URLSession's errors carry the failing URL (user
+    /// info and query included) in their user info, so only their domain and code are printed;
+    /// anything else is printed with URLs and credential headers redacted.
+    private static func describeUnderlying(_ error: any Error) -> String {
+        if let urlError = error as? URLError {
+            return "\(NSURLErrorDomain) \(urlError.code.rawValue)"
+        }
+        let nsError = error as NSError
+        if nsError.domain == NSURLErrorDomain || nsError.domain == NSCocoaErrorDomain || nsError.domain == NSPOSIXErrorDomain {
+            return "\(nsError.domain) \(nsError.code)"
+        }
+        return Redaction.text(String(describing: error))
+    }
+}
+
+/// `localizedDescription` (and `errorDescription`) is the redacted ``NetworkingError/description``.
+extension NetworkingError: LocalizedError {
+    /// The same text as ``description``: safe to log, with credentials, queries and header values removed.
+    public var errorDescription: String? { description }
 }

@@ -5,7 +5,8 @@ import Foundation
 /// `Encodable` values.
 extension JSONValue {
     /// Converts an untyped value: `String`, `Bool`, any fixed-width integer, `Double`, `Float`,
-    /// `Decimal`, `NSNumber`, `NSNull`, `nil`, and arrays and string-keyed dictionaries of these
+    /// `Decimal` (kept exact, as ``decimal(_:)``), `NSNumber`, `NSNull`, `nil`, and arrays and
+    /// string-keyed dictionaries of these
     /// (as `JSONSerialization` produces, or as written for AFNetworking's `parameters:`).
     ///
     /// - Throws: ``NetworkingError/Kind/requestSerializationFailed`` naming the first value of any
@@ -15,7 +16,8 @@ extension JSONValue {
     }
 
     /// Converts an `Encodable` value through its JSON form, so the encoder's strategies (dates,
-    /// keys, data, non-conforming floats) apply.
+    /// keys, data, non-conforming floats) apply. A number whose digits a `Double` cannot hold (a
+    /// `Decimal` property, say) becomes ``decimal(_:)``.
     ///
     /// - Parameter encoder: the encoder to use. Default: a new `JSONEncoder`.
     /// - Throws: ``NetworkingError/Kind/requestSerializationFailed`` with the `EncodingError` as
@@ -30,7 +32,9 @@ extension JSONValue {
             )
         }
         do {
-            self = try JSONDecoder().decode(JSONValue.self, from: data)
+            let decoder = JSONDecoder()
+            decoder.userInfo[Self.keepsExactDecimals] = true
+            self = try decoder.decode(JSONValue.self, from: data)
         } catch {
             throw NetworkingError(
                 .requestSerializationFailed, "the JSON form of \(type(of: value)) could not be read back", underlyingError: error
@@ -45,6 +49,7 @@ extension JSONValue {
         case .string(let value): value
         case .int(let value): value
         case .double(let value): value
+        case .decimal(let value): NSDecimalNumber(decimal: value)
         case .bool(let value): value
         case .null: NSNull()
         case .array(let value): value.map(\.foundationObject)
@@ -75,7 +80,7 @@ extension JSONValue {
         case let value as UInt64: return Int(exactly: value).map(JSONValue.int) ?? .double(Double(value))
         case let value as Double: return .double(value)
         case let value as Float: return .double(Double(value))
-        case let value as Decimal: return .double(NSDecimalNumber(decimal: value).doubleValue)
+        case let value as Decimal: return .decimal(value)
         case is NSNull: return .null
         case let value as [Any]:
             var array: [JSONValue] = []
@@ -104,6 +109,7 @@ extension JSONValue {
 
     private static func convert(_ number: NSNumber) -> JSONValue {
         if type(of: number) == type(of: NSNumber(value: true)) { return .bool(number.boolValue) }
+        if let decimal = number as? NSDecimalNumber { return .decimal(decimal.decimalValue) }
         switch String(cString: number.objCType) {
         case "f", "d": return .double(number.doubleValue)
         case "Q", "L", "I", "S", "C":

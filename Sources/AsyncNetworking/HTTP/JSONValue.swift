@@ -10,7 +10,9 @@ import Foundation
 /// ```
 ///
 /// Numbers keep their kind: an integral JSON number that fits an `Int` decodes as ``int(_:)``, any
-/// other number as ``double(_:)``. Object keys are unordered; serializers sort them for stable output.
+/// other number as ``double(_:)``. A `Decimal` (``decimal(_:)``) keeps its exact digits in every
+/// serializer: `Decimal(string: "19.99")` is sent as `19.99`, never `19.990000000000002`. Object
+/// keys are unordered; serializers sort them for stable output.
 public enum JSONValue: Sendable, Hashable {
     /// A string.
     case string(String)
@@ -19,6 +21,10 @@ public enum JSONValue: Sendable, Hashable {
     /// A floating-point number. `NaN` and the infinities cannot be written as JSON: a JSON request
     /// serializer rejects them with ``NetworkingError/Kind/requestSerializationFailed``.
     case double(Double)
+    /// A decimal number written with exactly its digits (`19.99`, `12345678901234567.891`) in URL
+    /// queries, form bodies and JSON bodies; property lists, which only have binary reals, get its
+    /// nearest `Double`.
+    case decimal(Decimal)
     /// `true` or `false`.
     case bool(Bool)
     /// JSON `null` (in a URL-encoded query, the key alone, as in AFNetworking).
@@ -51,6 +57,7 @@ public enum JSONValue: Sendable, Hashable {
         switch self {
         case .int(let value): value
         case .double(let value): Int(exactly: value)
+        case .decimal(let value): Int(value.description)
         default: nil
         }
     }
@@ -60,8 +67,26 @@ public enum JSONValue: Sendable, Hashable {
         switch self {
         case .int(let value): Double(value)
         case .double(let value): value
+        case .decimal(let value): Self.nearestDouble(to: value)
         default: nil
         }
+    }
+
+    /// The number as a `Decimal`, when this is an ``int(_:)``, a ``decimal(_:)``, or a finite
+    /// ``double(_:)`` (converted from its shortest decimal text, so `0.1` is exactly `0.1`).
+    public var decimalValue: Decimal? {
+        switch self {
+        case .int(let value): Decimal(value)
+        case .double(let value): value.isFinite ? Decimal(string: "\(value)", locale: Locale(identifier: "en_US_POSIX")) : nil
+        case .decimal(let value): value
+        default: nil
+        }
+    }
+
+    /// The `Double` nearest to `value`, parsed from its decimal text (`NSDecimalNumber.doubleValue`
+    /// is off by an ulp for values such as 19.99 in swift-corelibs-foundation).
+    static func nearestDouble(to value: Decimal) -> Double {
+        Double(value.description) ?? NSDecimalNumber(decimal: value).doubleValue
     }
 
     /// The Boolean, when this is a ``bool(_:)``.
@@ -87,6 +112,10 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: Codable {
+    /// A decoder `userInfo` flag (`true`): a non-integral number whose text a `Double` cannot hold
+    /// exactly decodes as ``decimal(_:)`` instead of ``double(_:)``.
+    static let keepsExactDecimals = CodingUserInfoKey(rawValue: "AsyncNetworking.keepsExactDecimals")!
+
     /// Decodes any JSON value. Booleans stay booleans and integral numbers that fit become ``int(_:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -96,6 +125,16 @@ extension JSONValue: Codable {
             self = .string(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
+        } else if decoder.userInfo[Self.keepsExactDecimals] as? Bool == true, let exact = try? container.decode(Decimal.self) {
+            // Parameters read back from an Encodable's JSON keep digits a Double (or an Int
+            // decoded through one) would lose.
+            if let value = Int(exact.description) {
+                self = .int(value)
+            } else if let value = try? container.decode(Double.self), JSONValue.double(value).decimalValue == exact {
+                self = .double(value)
+            } else {
+                self = .decimal(exact)
+            }
         } else if let value = try? container.decode(Int.self) {
             self = .int(value)
         } else if let value = try? container.decode(Double.self) {
@@ -116,6 +155,7 @@ extension JSONValue: Codable {
         case .string(let value): try container.encode(value)
         case .int(let value): try container.encode(value)
         case .double(let value): try container.encode(value)
+        case .decimal(let value): try container.encode(value)
         case .bool(let value): try container.encode(value)
         case .null: try container.encodeNil()
         case .array(let value): try container.encode(value)

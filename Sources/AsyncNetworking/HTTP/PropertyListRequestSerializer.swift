@@ -63,11 +63,22 @@ public struct PropertyListRequestSerializer: RequestSerializer, Hashable {
             throw NetworkingError(.requestSerializationFailed, "property lists cannot hold null (at \(path))")
         }
         do {
-            return try PropertyListSerialization.data(fromPropertyList: JSONValue.object(values).foundationObject, format: format, options: 0)
+            let plist = Self.withDecimalsAsDoubles(.object(values)).foundationObject
+            return try PropertyListSerialization.data(fromPropertyList: plist, format: format, options: 0)
         } catch {
             throw NetworkingError(
                 .requestSerializationFailed, "the parameters could not be encoded as a property list", underlyingError: error
             )
+        }
+    }
+
+    /// Property lists have only binary reals: a ``JSONValue/decimal(_:)`` becomes its nearest `Double`.
+    private static func withDecimalsAsDoubles(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .decimal(let number): .double(JSONValue.nearestDouble(to: number))
+        case .array(let array): .array(array.map(withDecimalsAsDoubles))
+        case .object(let object): .object(object.mapValues(withDecimalsAsDoubles))
+        default: value
         }
     }
 

@@ -21,7 +21,7 @@ extension String: URLConvertible {
     public func resolved(against baseURL: URL?) throws(NetworkingError) -> URL {
         if isEmpty, let baseURL { return baseURL }
         guard let url = URL(string: self, relativeTo: baseURL) else {
-            throw NetworkingError(.invalidURL, "not a valid URL reference: \(prefix(200))")
+            throw NetworkingError(.invalidURL, "not a valid URL reference: \(Redaction.urlString(prefix(200)))")
         }
         return try url.resolved(against: nil)
     }
@@ -32,7 +32,7 @@ extension URL: URLConvertible {
     public func resolved(against baseURL: URL?) throws(NetworkingError) -> URL {
         if scheme != nil { return absoluteURL }
         guard let baseURL else {
-            throw NetworkingError(.invalidURL, "\(relativeString.prefix(200)) is relative and the client has no base URL")
+            throw NetworkingError(.invalidURL, "\(Redaction.urlString(relativeString.prefix(200))) is relative and the client has no base URL")
         }
         return try relativeString.resolved(against: baseURL)
     }

@@ -6,6 +6,8 @@ import Foundation
 /// - A nested object becomes `outer[inner]=value`; an array becomes `key[]=element` per element
 ///   (objects inside arrays: `key[][inner]=value`).
 /// - ``JSONValue/null`` is the escaped key alone (no `=`); empty arrays and objects add nothing.
+/// - Numbers are written as people write them: a whole `Double` without `.0` (`c=1`, as AFNetworking
+///   and Alamofire send it), a `Decimal` with exactly its digits (`19.99`).
 /// - Keys and values are escaped with ``percentEscaped(_:)``, so brackets appear as `%5B`/`%5D`:
 ///   `["a": ["b": "c"]]` is `a%5Bb%5D=c`, exactly as AFNetworking sends it.
 public enum URLEncoding {
@@ -60,7 +62,9 @@ public enum URLEncoding {
         case .int(let number):
             pairs.append(percentEscaped(key) + "=" + String(number))
         case .double(let number):
-            pairs.append(percentEscaped(key) + "=" + percentEscaped(String(number)))
+            pairs.append(percentEscaped(key) + "=" + percentEscaped(text(of: number)))
+        case .decimal(let number):
+            pairs.append(percentEscaped(key) + "=" + percentEscaped(text(of: number)))
         case .bool(let flag):
             let text = switch boolEncoding {
             case .numeric: flag ? "1" : "0"
@@ -68,6 +72,21 @@ public enum URLEncoding {
             }
             pairs.append(percentEscaped(key) + "=" + text)
         }
+    }
+
+    /// A `Double` as people write it: whole values without a fraction (`1`, not `1.0`; up to 2^53,
+    /// beyond which doubles are not exact integers), else Swift's shortest round-tripping text
+    /// (`19.99`, `1e+300`).
+    static func text(of number: Double) -> String {
+        if number.isFinite, number == number.rounded(), abs(number) <= 9_007_199_254_740_992 {
+            return String(Int64(number))
+        }
+        return String(number)
+    }
+
+    /// A `Decimal` with exactly its digits (`19.99`), never through a `Double`.
+    static func text(of number: Decimal) -> String {
+        number.description
     }
 
     /// `url` with `query` appended to its query (after `&` when it already has one); `url` itself

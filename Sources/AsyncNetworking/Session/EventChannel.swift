@@ -16,8 +16,17 @@ final class EventChannel: Sendable {
     private struct State: Sendable {
         var buffer: EventBuffer<Waiter>
         var spill: SpillFile?
+        /// Where the next spilled chunk is written; back to 0 once everything spilled was read.
         var spillEnd: Int64 = 0
+        /// The consumer is reading a spilled range outside the lock: the file must not be rewound.
+        var readingSpill = false
+        /// Spill bytes below this offset were read and their blocks released.
+        var releasedUpTo: Int64 = 0
     }
+
+    /// Drained spill bytes are released (a hole punched) once this many have accumulated, and
+    /// whenever the spill is fully drained.
+    static let spillReleaseStep: Int64 = 4 << 20
 
     private let state: SanitizedMutex<State>
     private let requestCancel: @Sendable () -> Void
@@ -62,7 +71,9 @@ final class EventChannel: Sendable {
     private func spill(_ data: Data) -> NetworkingError? {
         // Only the producer (one serial executor) writes, so reserving the range and writing it
         // outside the lock cannot race with another writer.
-        let reserved: Result<(SpillFile, Int64), NetworkingError> = state.withLock { state in
+        // When everything spilled so far has been read (and no read is under way), the file is
+        // rewound to offset 0 and truncated, so its size follows the backlog.
+        let reserved: Result<(SpillFile, Int64, Bool), NetworkingError> = state.withLock { state in
             do throws(NetworkingError) {
                 let file: SpillFile
                 if let existing = state.spill {
@@ -71,15 +82,23 @@ final class EventChannel: Sendable {
                     file = try SpillFile()
                     state.spill = file
                 }
+                var rewind = false
+                if state.spillEnd > 0, state.buffer.spilledBytes == 0, !state.readingSpill {
+                    state.spillEnd = 0
+                    state.releasedUpTo = 0
+                    rewind = true
+                }
                 let offset = state.spillEnd
                 state.spillEnd += Int64(data.count)
-                return .success((file, offset))
+                return .success((file, offset, rewind))
             } catch {
                 return .failure(error)
             }
         }
         do throws(NetworkingError) {
-            let (file, offset) = try reserved.get()
+            let (file, offset, rewind) = try reserved.get()
+            // No reader can reach the file until pushSpilled below, so truncating here is safe.
+            if rewind { file.truncate() }
             try file.write(data, at: offset)
             state.withLock { $0.buffer.pushSpilled(offset: offset, length: data.count) }.resumeAll()
             return nil
@@ -106,6 +125,11 @@ final class EventChannel: Sendable {
     /// Whether the consumer left or the stream ended.
     var isClosed: Bool { state.withLock { $0.buffer.isClosed } }
 
+    /// The bytes the spill file occupies on disk, 0 without one (for tests and diagnostics).
+    var spillAllocatedBytes: Int64 {
+        state.withLock { $0.spill?.allocatedBytes ?? 0 }
+    }
+
     /// Body bytes held in memory and in the spill file (for tests and diagnostics).
     var bufferedBytes: (memory: Int, spilled: Int64) {
         state.withLock { ($0.buffer.memoryBytes, $0.buffer.spilledBytes) }
@@ -121,14 +145,29 @@ final class EventChannel: Sendable {
                 consumerLeft()
                 throw NetworkingError(.cancelled, "the task iterating the transfer's events was cancelled")
             }
-            let (action, spill) = state.withLock { ($0.buffer.next(), $0.spill) }
+            let (action, spill, released, drained) = state.withLock { state in
+                let action = state.buffer.next()
+                if case .readSpill = action { state.readingSpill = true }
+                return (action, state.spill, state.releasedUpTo, state.buffer.spilledBytes == 0)
+            }
             switch action {
             case .event(let event):
                 return event
             case .readSpill(let offset, let length):
                 guard let spill else { preconditionFailure("spilled data without a spill file") }
+                let result = Result { () throws(NetworkingError) in try spill.read(at: offset, length: length) }
+                // Bytes before the end of this read are never read again: free their blocks every
+                // few MiB, and all of them when the spill is drained. Done while `readingSpill`
+                // still holds, so the producer cannot rewind and reuse the range meanwhile.
+                let end = offset + Int64(length)
+                let release = drained || end - released >= Self.spillReleaseStep
+                if release { spill.release(from: released, to: end) }
+                state.withLock { state in
+                    if release { state.releasedUpTo = end }
+                    state.readingSpill = false
+                }
                 do {
-                    return .data(try spill.read(at: offset, length: length))
+                    return .data(try result.get())
                 } catch {
                     consumerLeft()
                     throw error

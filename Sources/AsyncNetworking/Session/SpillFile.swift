@@ -13,6 +13,10 @@ import Darwin
 /// (success, error, cancel, crash); the space is released when the descriptor closes in `deinit`.
 /// Writes (by the producer) and reads (by the consumer) use `pwrite`/`pread` at disjoint offsets,
 /// which are safe from two threads without a lock.
+///
+/// Disk use follows the backlog, not the total spilled: drained ranges are released with
+/// ``release(from:to:)`` (a punched hole), and the owner rewinds to offset 0 with ``truncate()``
+/// once everything written has been read (``EventChannel`` does both).
 final class SpillFile: Sendable {
     private let descriptor: Int32
 
@@ -51,6 +55,29 @@ final class SpillFile: Sendable {
         }
     }
 
+    /// Frees the disk blocks of `start..<end` (already read, never read again) without changing the
+    /// file's size: `fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)` on Linux. Best effort: a
+    /// file system that cannot punch holes keeps the blocks until ``truncate()``.
+    func release(from start: Int64, to end: Int64) {
+        guard end > start else { return }
+        guard let fallocate = linuxFallocate else { return }
+        // FALLOC_FL_KEEP_SIZE (0x01) | FALLOC_FL_PUNCH_HOLE (0x02), from <linux/falloc.h>.
+        let punchHoleKeepSize: Int32 = 0x01 | 0x02
+        while fallocate(descriptor, punchHoleKeepSize, start, end - start) != 0 && errno == EINTR {}
+    }
+
+    /// Cuts the file to zero bytes, freeing all its blocks (when nothing written is still unread).
+    func truncate() {
+        while ftruncate(descriptor, 0) != 0 && errno == EINTR {}
+    }
+
+    /// The bytes the file occupies on disk (`st_blocks` × 512), for tests and diagnostics.
+    var allocatedBytes: Int64 {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return 0 }
+        return Int64(info.st_blocks) * 512
+    }
+
     /// Reads exactly `length` bytes at `offset`.
     func read(at offset: Int64, length: Int) throws(NetworkingError) -> Data {
         var data = Data(count: length)
@@ -73,3 +100,16 @@ final class SpillFile: Sendable {
         return data
     }
 }
+
+/// glibc's `fallocate64(2)` wrapper, looked up at run time: the Glibc module does not import it
+/// (it is declared only under `_GNU_SOURCE`). `nil` where there is none (other platforms).
+private let linuxFallocate: (@convention(c) (Int32, Int32, Int64, Int64) -> Int32)? = {
+    #if os(Linux)
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate64") ?? dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate") else {
+        return nil
+    }
+    return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32, Int64, Int64) -> Int32).self)
+    #else
+    return nil
+    #endif
+}()

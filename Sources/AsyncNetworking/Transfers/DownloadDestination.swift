@@ -27,8 +27,9 @@ public enum DownloadDestination: Sendable {
     /// A file URL decided once the body is complete, from the response and the sanitised suggested
     /// file name. The closure runs on the manager's executor: keep it quick and non-blocking.
     ///
-    /// The partial file lives in ``DownloadOptions/temporaryDirectory`` and is renamed (or, across
-    /// file systems, copied) to the URL returned.
+    /// The partial file lives in a per-user directory (`AsyncNetworking-<uid>`, mode 0700) inside
+    /// ``DownloadOptions/temporaryDirectory`` and is renamed (or, across file systems, copied) to
+    /// the URL returned.
     case custom(@Sendable (_ response: HTTPURLResponse, _ suggestedFilename: String) -> URL)
 }
 
@@ -61,8 +62,9 @@ public struct DownloadOptions: Sendable {
     /// At most this many bytes of an error response's body (status not 2xx) are kept, for the
     /// error's ``NetworkingError/body``; a longer one ends the transfer there. Default 1 MiB.
     public var maxErrorBodyBytes: Int
-    /// Where partial files of ``DownloadDestination/custom(_:)`` downloads go. Default `nil`: the
-    /// system temporary directory.
+    /// Where partial files of ``DownloadDestination/custom(_:)`` downloads go: a per-user
+    /// subdirectory (`AsyncNetworking-<uid>`, mode 0700, which must not be a link nor belong to
+    /// someone else) of this directory. Default `nil`: the system temporary directory.
     public var temporaryDirectory: URL?
     /// Priority, start and size limit of the transfer. Its buffer policy does not matter: a download
     /// streams to disk, never into memory. Default ``TransferOptions/default``.

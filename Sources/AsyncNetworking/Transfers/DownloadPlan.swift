@@ -60,8 +60,11 @@ struct DownloadPlan {
             try TransferFiles.prepareDirectory(directory, create: create, request: request)
             partialURL = directory.appendingPathComponent(".asyncnetworking-\(TransferFiles.key(for: url))\(TransferFiles.partialSuffix)")
         case .custom:
-            let directory = options.temporaryDirectory ?? FileManager.default.temporaryDirectory
-            try TransferFiles.prepareDirectory(directory, create: true, request: request)
+            // Not the shared temporary directory itself: the name is predictable, so it lives in a
+            // directory only this user can write (see TransferFiles.privateDirectory).
+            let parent = options.temporaryDirectory ?? FileManager.default.temporaryDirectory
+            try TransferFiles.prepareDirectory(parent, create: true, request: request)
+            let directory = try TransferFiles.privateDirectory(in: parent, request: request)
             partialURL = directory.appendingPathComponent(
                 "\(TransferFiles.temporaryPrefix)download-\(TransferFiles.key(for: url))\(TransferFiles.partialSuffix)"
             )

@@ -102,7 +102,11 @@ final class DownloadSink: TransferSink {
         rejected = nil
         let status = response.statusCode
         if status == 206, let start = rangeStart {
-            guard let range = ResumeHeaders.contentRange(of: response), range.start <= start,
+            // Only a 206 that provably continues the bytes on disk is appended: same validator,
+            // exactly the offset asked for, the same total. A server that ignored If-Range after
+            // the resource changed (or mislabels its range) would otherwise splice two versions.
+            guard let range = ResumeHeaders.contentRange(of: response), range.start == start,
+                  range.total.map({ total in totalLength.map { $0 == total } ?? true }) ?? true,
                   ResumeHeaders.isIdentityEncoded(response), sameRepresentation(response)
             else {
                 return restartWithoutRange(transfer, because: "the 206 does not continue the bytes on disk")
@@ -172,10 +176,19 @@ final class DownloadSink: TransferSink {
 
     // MARK: Helpers
 
-    /// Whether a 206 is of the representation the bytes on disk came from (when it says).
+    /// Whether a 206 is of the representation the bytes on disk came from: its strong `ETag` equals
+    /// the stored one, or — when the stored validator is a `Last-Modified` date (the first response
+    /// had no strong ETag) — its `Last-Modified` equals it. A 206 without the validator is refused.
     private func sameRepresentation(_ response: HTTPURLResponse) -> Bool {
-        guard let validator, validator.hasPrefix("\""), let etag = response.value(forHTTPHeaderField: "ETag") else { return true }
-        return etag.trimmingCharacters(in: .whitespaces) == validator
+        guard let validator else { return false }
+        if validator.hasPrefix("\"") {
+            guard let etag = response.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces) else { return false }
+            return etag == validator
+        }
+        guard let modified = response.value(forHTTPHeaderField: "Last-Modified")?.trimmingCharacters(in: .whitespaces) else {
+            return false
+        }
+        return modified == validator
     }
 
     /// Drops the bytes on disk and starts the transfer again with a plain request, at most twice.

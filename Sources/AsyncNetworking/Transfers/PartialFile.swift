@@ -21,17 +21,35 @@ final class PartialFile {
 
     /// Opens (creating if needed) and locks the file at `url`.
     ///
-    /// - Throws: ``NetworkingError/Kind/fileWriteFailed`` when it cannot be opened, or
-    ///   ``NetworkingError/Kind/unsupportedOperation`` when another download holds it.
+    /// A new file is created with `O_EXCL`; an existing one is opened with `O_NOFOLLOW` and must be a
+    /// regular file of this user with a single link: a symbolic link (or a hard link) planted at `url` is an
+    /// error, never followed, so a download cannot be made to overwrite another file.
+    ///
+    /// - Throws: ``NetworkingError/Kind/fileWriteFailed`` when it cannot be opened or is not a plain
+    ///   file, or ``NetworkingError/Kind/unsupportedOperation`` when another download holds it.
     init(url: URL, request: URLRequest?) throws(NetworkingError) {
         self.url = url
-        let descriptor = url.withUnsafeFileSystemRepresentation { path -> Int32 in
-            guard let path else { return -1 }
-            return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let (descriptor, code) = url.withUnsafeFileSystemRepresentation { path -> (Int32, Int32) in
+            guard let path else { return (-1, ENOENT) }
+            let created = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if created >= 0 || errno != EEXIST { return (created, errno) }
+            let existing = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+            return (existing, errno)
         }
         guard descriptor >= 0 else {
             throw NetworkingError(
-                .fileWriteFailed, "could not open \(url.path): \(TransferFiles.errnoDescription())",
+                .fileWriteFailed,
+                code == ELOOP ? "\(url.path) is a symbolic link; a partial file is never written through one"
+                    : "could not open \(url.path): \(TransferFiles.errnoDescription(code))",
+                request: request, fileURL: url
+            )
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1,
+              info.st_uid == getuid() else {
+            posixClose(descriptor)
+            throw NetworkingError(
+                .fileWriteFailed, "\(url.path) is not a plain file of this user (a link, a device, a directory or another user's file); it is left alone",
                 request: request, fileURL: url
             )
         }

@@ -7,8 +7,9 @@ import FoundationNetworking
 ///
 /// The server's `Content-Disposition` is untrusted input: a name such as `../../etc/passwd`,
 /// `/etc/passwd` or `..\\..\\boot.ini` must never write outside the directory. The sanitised name
-/// is a single path component: no separators, no control characters, no leading dots (so neither
-/// `.` nor `..`, nor a hidden file), at most 255 UTF-8 bytes.
+/// is a single path component: no separators, no control or format characters (no bidi overrides),
+/// no combining-mark floods, no leading dots (so neither `.` nor `..`, nor a hidden file), at most
+/// 255 UTF-8 bytes.
 enum SuggestedFilename {
     /// The name to use when neither the response nor the URL suggests one.
     static let fallback = "download"
@@ -44,21 +45,56 @@ enum SuggestedFilename {
         return extended ?? plain
     }
 
+    /// The most combining marks kept after one base character (a flood of them makes a single
+    /// enormous grapheme that hides what follows it, or defeats truncation).
+    static let maxCombiningMarksPerBase = 4
+
     /// One safe path component made from `raw`, or `nil` when nothing usable is left.
+    ///
+    /// Removed: everything up to the last `/` or `\\`; control characters (Cc), format characters
+    /// (Cf: bidi overrides such as U+202E, zero-width joiners), line and paragraph separators;
+    /// combining marks past ``maxCombiningMarksPerBase`` per base character (and any before the
+    /// first base); leading and trailing whitespace; leading dots — also after cutting the name to
+    /// 255 UTF-8 bytes, so the result is never a hidden file, `.` or `..`.
     static func sanitize(_ raw: String) -> String? {
         // Only what follows the last separator of either kind; an absolute path loses its root.
         guard let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last else { return nil }
-        let scalars = last.unicodeScalars.filter { scalar in
-            scalar.value >= 0x20 && scalar.value != 0x7F && !(0x80...0x9F).contains(scalar.value)
-        }
-        var name = String(String.UnicodeScalarView(scalars)).trimmingCharacters(in: .whitespaces)
-        while name.hasPrefix(".") { name.removeFirst() }
-        name = name.trimmingCharacters(in: .whitespaces)
+        var name = cleanScalars(last.unicodeScalars)
+        name = trimmed(name)
         name = truncated(name, toUTF8Bytes: 255)
+        name = trimmed(name)
         return name.isEmpty ? nil : name
     }
 
-    /// `name` cut to at most `limit` UTF-8 bytes, keeping a short extension when there is one.
+    /// Drops control, format and separator characters and caps runs of combining marks.
+    private static func cleanScalars(_ scalars: Substring.UnicodeScalarView) -> String {
+        var kept = String.UnicodeScalarView()
+        var marksAfterBase: Int?  // nil until a base character has been kept
+        for scalar in scalars {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned, .privateUse:
+                continue
+            case .nonspacingMark, .spacingMark, .enclosingMark:
+                guard let count = marksAfterBase, count < maxCombiningMarksPerBase else { continue }
+                marksAfterBase = count + 1
+            default:
+                marksAfterBase = 0
+            }
+            kept.append(scalar)
+        }
+        return String(kept)
+    }
+
+    /// `name` without leading or trailing whitespace, nor leading dots, until neither is left.
+    private static func trimmed(_ name: String) -> String {
+        var name = Substring(name)
+        while let first = name.first, first == "." || first.isWhitespace { name.removeFirst() }
+        while let last = name.last, last.isWhitespace { name.removeLast() }
+        return String(name)
+    }
+
+    /// `name` cut to at most `limit` UTF-8 bytes, keeping a short extension when there is one and
+    /// something is left before it; otherwise the end of the name is cut.
     private static func truncated(_ name: String, toUTF8Bytes limit: Int) -> String {
         guard name.utf8.count > limit else { return name }
         var base = Substring(name)
@@ -68,6 +104,13 @@ enum SuggestedFilename {
             pathExtension = name[dot...]
         }
         while base.utf8.count + pathExtension.utf8.count > limit, !base.isEmpty { base.removeLast() }
+        if base.isEmpty {
+            // Nothing would be left before the extension (a name like `<one huge grapheme>.htaccess`):
+            // cut the whole name instead, so it cannot turn into a bare dot file.
+            var whole = Substring(name)
+            while whole.utf8.count > limit, !whole.isEmpty { whole.removeLast() }
+            return String(whole)
+        }
         return String(base + pathExtension)
     }
 

@@ -79,6 +79,43 @@ enum TransferFiles {
         }
     }
 
+    /// The name of the per-user directory (`AsyncNetworking-<uid>`) that holds the partial files
+    /// of ``DownloadDestination/custom(_:)`` downloads inside a temporary directory.
+    static var privateDirectoryName: String { "\(temporaryPrefix)\(getuid())" }
+
+    /// `parent/AsyncNetworking-<uid>`, created with mode 0700 when missing, and checked: it must be a
+    /// real directory (not a symbolic link) owned by this user; a looser mode is tightened to 0700.
+    ///
+    /// Files with predictable names (a download's partial file, named after its URL) live here, never
+    /// in a directory other users can write, so no one can plant a link at such a name.
+    ///
+    /// - Throws: ``NetworkingError/Kind/fileWriteFailed`` when it cannot be created, is a link or
+    ///   not a directory, or belongs to someone else.
+    static func privateDirectory(in parent: URL, request: URLRequest?) throws(NetworkingError) -> URL {
+        let directory = parent.appendingPathComponent(privateDirectoryName, isDirectory: true)
+        let failure: String? = directory.withUnsafeFileSystemRepresentation { path -> String? in
+            guard let path else { return "the path cannot be represented" }
+            if mkdir(path, 0o700) != 0 && errno != EEXIST { return errnoDescription() }
+            let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                return errno == ELOOP || errno == ENOTDIR ? "it is a symbolic link or not a directory" : errnoDescription()
+            }
+            defer { _ = close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { return errnoDescription() }
+            guard info.st_uid == getuid() else { return "it belongs to user \(info.st_uid), not \(getuid())" }
+            if info.st_mode & 0o077 != 0 && fchmod(descriptor, 0o700) != 0 { return errnoDescription() }
+            return nil
+        }
+        if let failure {
+            throw NetworkingError(
+                .fileWriteFailed, "cannot use \(directory.path) for partial files: \(failure)",
+                request: request, fileURL: directory
+            )
+        }
+        return directory
+    }
+
     /// The text of the current `errno`.
     static func errnoDescription(_ code: Int32 = errno) -> String {
         String(cString: strerror(code))
