@@ -7,7 +7,7 @@ import FoundationNetworking
 /// its delegate for, answered from ``SessionHooks`` (async closures run off the executor).
 extension SessionManager {
     func taskWillRedirect(
-        task: URLSessionTask, response: HTTPURLResponse, newRequest: URLRequest,
+        task: any TransportTask, response: HTTPURLResponse, newRequest: URLRequest,
         completion: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // A task we cancelled (or no longer know, which means we cancelled it) is never answered:
@@ -113,7 +113,7 @@ extension SessionManager {
     }
 
     func taskDidReceive(
-        challenge: URLAuthenticationChallenge, task: URLSessionTask,
+        challenge: URLAuthenticationChallenge, task: any TransportTask,
         completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         // As for redirects: a task we cancelled is never answered (answering after a cancel can trap).
@@ -146,7 +146,7 @@ extension SessionManager {
     }
 
     func taskWillCache(
-        _ proposed: CachedURLResponse, task: URLSessionTask,
+        _ proposed: CachedURLResponse, task: any TransportTask,
         completion: @escaping @Sendable (CachedURLResponse?) -> Void
     ) {
         guard let hook = hooks.cache else { return completion(proposed) }

@@ -62,7 +62,8 @@ final class TransferState {
     var phase = Phase.waiting
     /// `true` while `startsImmediately: false` or a `suspend()` before start holds it back.
     var isHeld = false
-    var task: URLSessionTask?
+    /// The running attempt on the manager's transport.
+    var task: (any TransportTask)?
     /// The delegate queue whose gate must be open while calling into URLSession.
     private var gate: DelegateQueue?
     /// The error to report when URLSession confirms a cancellation we asked for.
@@ -117,7 +118,7 @@ final class TransferState {
     }
 
     /// Marks the start of a (new) URLSession task for this transfer.
-    func didStart(_ task: URLSessionTask, gate: DelegateQueue) {
+    func didStart(_ task: any TransportTask, gate: DelegateQueue?) {
         self.task = task
         self.gate = gate
         phase = .running
