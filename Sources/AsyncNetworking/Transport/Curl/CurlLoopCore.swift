@@ -113,9 +113,14 @@ final class CurlLoopCore {
         case .cancel(let id):
             if let transfer = transfers[id] { cancel(transfer, reason: "cancelled") }
         case .pauseReceiving(let id):
-            setPause(id) { $0.receiving = true }
+            setPause(id) { $0.receivingByCommand = true }
         case .resumeReceiving(let id):
-            setPause(id) { $0.receiving = false }
+            setPause(id) { $0.receivingByCommand = false }
+        case .consumed(let id, let total):
+            guard let transfer = transfers[id], total > transfer.consumedBytes else { return }
+            transfer.consumedBytes = total
+            let window = Int64(transfer.request.options.receiveWindow ?? Int.max)
+            if transfer.bytesReceived - total < window { setPause(id) { $0.receivingByWindow = false } }
         case .pauseSending(let id):
             setPause(id) { $0.sending = true }
         case .resumeSending(let id):
@@ -149,9 +154,9 @@ final class CurlLoopCore {
     /// can deliver buffered bytes right here (they join this turn's events).
     private func setPause(_ id: CurlTransferID, _ change: (inout CurlPauseState) -> Void) {
         guard let transfer = transfers[id] else { return }
-        let before = transfer.pause
+        let before = transfer.pause.mask
         change(&transfer.pause)
-        guard transfer.pause != before else { return }
+        guard transfer.pause.mask != before else { return }
         _ = ancurl_easy_pause(transfer.easy, transfer.pause.mask)
     }
 

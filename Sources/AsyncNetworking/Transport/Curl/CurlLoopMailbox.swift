@@ -7,6 +7,7 @@ enum CurlLoopCommand: Sendable {
     case cancel(CurlTransferID)
     case pauseReceiving(CurlTransferID)
     case resumeReceiving(CurlTransferID)
+    case consumed(CurlTransferID, totalBytes: Int64)
     case pauseSending(CurlTransferID)
     case resumeSending(CurlTransferID)
 }

@@ -89,6 +89,11 @@ final class CurlMultiLoop: Sendable {
     /// Undoes ``pauseReceiving(_:)``; bytes curl held back arrive first.
     func resumeReceiving(_ id: CurlTransferID) { mailbox.post(.resumeReceiving(id)) }
 
+    /// Reports that the consumer has used `totalBytes` of the transfer's body so far (a running
+    /// total). With ``CurlTransferOptions/receiveWindow`` set, the transfer pauses itself once it has
+    /// delivered `window` bytes more than were consumed, and resumes when this report makes room.
+    func didConsume(_ id: CurlTransferID, totalBytes: Int64) { mailbox.post(.consumed(id, totalBytes: totalBytes)) }
+
     /// Stops sending the request body until ``resumeSending(_:)``.
     func pauseSending(_ id: CurlTransferID) { mailbox.post(.pauseSending(id)) }
 

@@ -122,6 +122,12 @@ struct CurlTransferOptions: Sendable, Hashable {
     /// When `false`, ignores proxy environment variables (`CURLOPT_PROXY ""`). Default `true`:
     /// `http_proxy`, `https_proxy`, `no_proxy`… as curl reads them.
     var usesEnvironmentProxy = true
+    /// Flow control without a round trip: the transfer pauses its receive side by itself (the write
+    /// callback answers `CURL_WRITEFUNC_PAUSE`) once it has delivered this many bytes more than the
+    /// consumer reported with `CurlMultiLoop.didConsume(_:totalBytes:)`; it may overshoot by one
+    /// chunk (at most ``receiveBufferSize``). Counts restart with a replacing response head.
+    /// Default `nil`: no window (pause only on command).
+    var receiveWindow: Int?
     /// `CURLOPT_BUFFERSIZE` (the most bytes one write callback delivers). Default `nil`: curl's 16 KiB.
     var receiveBufferSize: Int?
 

@@ -24,6 +24,8 @@ final class CurlTransfer {
     var isListedPending = false
 
     private(set) var bytesReceived: Int64 = 0
+    /// Body bytes the consumer has reported consumed (``CurlTransferOptions/receiveWindow``).
+    var consumedBytes: Int64 = 0
     private(set) var bytesSent: Int64 = 0
     /// The receive or send side is paused (by a command, or by a callback returning PAUSE).
     var pause = CurlPauseState()
@@ -84,10 +86,15 @@ final class CurlTransfer {
 
     // MARK: - Callbacks (loop thread, inside curl)
 
-    /// `CURLOPT_WRITEFUNCTION`. While the receive side is paused, answers `CURL_WRITEFUNC_PAUSE`
-    /// without keeping the bytes: curl delivers the same chunk again after the unpause.
+    /// `CURLOPT_WRITEFUNCTION`. While the receive side is paused, or when the receive window is
+    /// full, answers `CURL_WRITEFUNC_PAUSE` without keeping the bytes: curl delivers the same chunk
+    /// again after the unpause, so nothing is counted twice.
     func didReceive(_ buffer: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
         if pause.receiving { return Int(ANCURL_WRITEFUNC_PAUSE) }
+        if let window = request.options.receiveWindow, bytesReceived - consumedBytes >= Int64(window) {
+            pause.receivingByWindow = true
+            return Int(ANCURL_WRITEFUNC_PAUSE)
+        }
         guard count > 0, let buffer else { return count }
         pendingData.append(UnsafeRawBufferPointer(start: buffer, count: count).bindMemory(to: UInt8.self))
         bytesReceived += Int64(count)
@@ -177,8 +184,15 @@ final class CurlTransfer {
 /// Which sides of a transfer are paused, and the `curl_easy_pause` bitmask for that (the call sets
 /// both sides at once, so unpausing one side must keep the other's bit).
 struct CurlPauseState: Sendable, Hashable {
-    var receiving = false
+    /// Paused by ``CurlMultiLoop/pauseReceiving(_:)``.
+    var receivingByCommand = false
+    /// Paused because the receive window is full (until the consumer catches up).
+    var receivingByWindow = false
+    /// Paused by ``CurlMultiLoop/pauseSending(_:)`` or a producer with nothing to give.
     var sending = false
+
+    /// Whether the receive side is paused for either reason.
+    var receiving: Bool { receivingByCommand || receivingByWindow }
 
     /// `CURLPAUSE_RECV` and/or `CURLPAUSE_SEND`, or `CURLPAUSE_CONT` (0).
     var mask: Int32 {
