@@ -40,10 +40,9 @@ enum CurlEasyConfiguration {
         if let size = options.receiveBufferSize { try set(easy, ANCURLOPT_BUFFERSIZE, size) }
         if let timeout = options.connectTimeout { try set(easy, ANCURLOPT_CONNECTTIMEOUT_MS, milliseconds(timeout)) }
         if let timeout = options.totalTimeout { try set(easy, ANCURLOPT_TIMEOUT_MS, milliseconds(timeout)) }
-        if let timeout = options.idleTimeout {
-            try set(easy, ANCURLOPT_LOW_SPEED_LIMIT, 1)
-            try set(easy, ANCURLOPT_LOW_SPEED_TIME, max(1, (milliseconds(timeout) + 999) / 1000))
-        }
+        // The idle timeout is the loop's own (CurlIdleTimer), not CURLOPT_LOW_SPEED_*: curl
+        // averages speed over a ~5 s window, so a 1 s low-speed time fired only after ~6 s once a
+        // few bytes had arrived, and it cannot tell a stall from a pause we asked for.
         if let credential = options.credential {
             try set(easy, ANCURLOPT_USERNAME, string: credential.user)
             try set(easy, ANCURLOPT_PASSWORD, string: credential.password)

@@ -23,6 +23,8 @@ final class CurlLoopCore {
     /// Reset easy handles kept for the next transfers.
     private var idleEasyHandles: [OpaquePointer] = []
     private var liveEasyHandles = 0
+    /// Running transfers that have an idle timeout (the idle scan is skipped while 0).
+    private var idleTimedTransfers = 0
     private var completedCount = 0
     private var turns = 0
     private var batches = 0
@@ -47,9 +49,10 @@ final class CurlLoopCore {
             var running: Int32 = 0
             _ = ancurl_multi_perform(multi, &running)
             readCompletions()
+            let nextIdleDeadline = expireIdleTransfers()
             endTurn()
             var ready: Int32 = 0
-            _ = ancurl_multi_poll(multi, configuration.pollTimeoutMilliseconds, &ready)
+            _ = ancurl_multi_poll(multi, pollTimeout(until: nextIdleDeadline), &ready)
         }
         for transfer in transfers.values.sorted(by: { $0.id < $1.id }) {
             cancel(transfer, reason: "the curl loop was shut down")
@@ -141,10 +144,12 @@ final class CurlLoopCore {
         }
         transfers[id] = transfer
         transfersByEasy[easy] = transfer
+        if request.options.idleTimeout != nil { idleTimedTransfers += 1 }
         let added = ancurl_multi_add(multi, easy)
         guard added == ANCURLM_OK else {
             transfers[id] = nil
             transfersByEasy[easy] = nil
+            if request.options.idleTimeout != nil { idleTimedTransfers -= 1 }
             recycle(transfer)
             return complete(id, code: ANCURLE_FAILED_INIT, message: "curl_multi_add_handle failed (CURLMcode \(added))")
         }
@@ -157,7 +162,37 @@ final class CurlLoopCore {
         let before = transfer.pause.mask
         change(&transfer.pause)
         guard transfer.pause.mask != before else { return }
+        transfer.lastActivity = .now // paused time does not count as idle
         _ = ancurl_easy_pause(transfer.easy, transfer.pause.mask)
+    }
+
+    // MARK: - Idle timeouts
+
+    /// Fails every transfer whose idle timeout passed (not counting paused time); returns the
+    /// earliest deadline still ahead, if any.
+    private func expireIdleTransfers() -> ContinuousClock.Instant? {
+        guard idleTimedTransfers > 0 else { return nil }
+        let now = ContinuousClock.now
+        var next: ContinuousClock.Instant?
+        for transfer in transfers.values {
+            guard let timeout = transfer.request.options.idleTimeout, !transfer.pause.isPaused else { continue }
+            let deadline = transfer.lastActivity + timeout
+            if deadline <= now {
+                _ = ancurl_multi_remove(multi, transfer.easy)
+                finish(transfer, code: ANCURLE_OPERATION_TIMEDOUT, message: "no data moved for \(timeout)", cancelled: false)
+            } else if next.map({ deadline < $0 }) ?? true {
+                next = deadline
+            }
+        }
+        return next
+    }
+
+    /// The configured poll timeout, shortened to wake for an idle deadline.
+    private func pollTimeout(until deadline: ContinuousClock.Instant?) -> Int32 {
+        guard let deadline else { return configuration.pollTimeoutMilliseconds }
+        let (seconds, attoseconds) = (deadline - .now).components
+        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        return Int32(min(Int64(configuration.pollTimeoutMilliseconds), milliseconds))
     }
 
     // MARK: - Completion
@@ -186,6 +221,7 @@ final class CurlLoopCore {
         let metrics = CurlMetricsReader.read(transfer.easy)
         transfers[transfer.id] = nil
         transfersByEasy[transfer.easy] = nil
+        if transfer.request.options.idleTimeout != nil { idleTimedTransfers -= 1 }
         recycle(transfer)
         completedCount += 1
         append(.completed(transfer.id, CurlCompletion(code: code, message: message, wasCancelled: cancelled, metrics: metrics)))

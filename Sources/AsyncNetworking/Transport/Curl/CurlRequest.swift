@@ -110,8 +110,9 @@ struct CurlTransferOptions: Sendable, Hashable {
     var decodesContent = true
     /// Connect timeout (`CURLOPT_CONNECTTIMEOUT_MS`). Default `nil`: curl's own (300 s).
     var connectTimeout: Duration?
-    /// Fails when nothing is received or sent for this long (`CURLOPT_LOW_SPEED_LIMIT` 1 byte/s over
-    /// `CURLOPT_LOW_SPEED_TIME`, whole seconds rounded up). Default `nil`: never.
+    /// Fails with `CURLE_OPERATION_TIMEDOUT` when no byte (head, body, or request body) moves for
+    /// this long while neither side is paused; measured by the loop itself, to within a few
+    /// milliseconds of the loop's turn. Default `nil`: never.
     var idleTimeout: Duration?
     /// Fails when the whole transfer takes longer (`CURLOPT_TIMEOUT_MS`). Default `nil`: never.
     var totalTimeout: Duration?

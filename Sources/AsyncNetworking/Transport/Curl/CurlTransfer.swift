@@ -41,6 +41,9 @@ final class CurlTransfer {
     /// The next byte of a `.data` or `.file` body to send, relative to the body's start.
     private var bodyOffset: Int64 = 0
 
+    /// When a byte last moved (or the transfer started, or a side was unpaused): the idle timer's base.
+    var lastActivity = ContinuousClock.now
+
     /// Joined body chunks are handed over once they reach this size, even mid-turn.
     static let maxJoinedChunk = 1 << 20
 
@@ -96,6 +99,7 @@ final class CurlTransfer {
             return Int(ANCURL_WRITEFUNC_PAUSE)
         }
         guard count > 0, let buffer else { return count }
+        lastActivity = .now
         pendingData.append(UnsafeRawBufferPointer(start: buffer, count: count).bindMemory(to: UInt8.self))
         bytesReceived += Int64(count)
         core.notePending(self)
@@ -106,6 +110,7 @@ final class CurlTransfer {
     /// `CURLOPT_HEADERFUNCTION`: one complete header line.
     func didReceiveHeader(_ buffer: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
         guard count > 0, let buffer else { return count }
+        lastActivity = .now
         if let head = parser.consume(UnsafeRawBufferPointer(start: buffer, count: count)) {
             flush()
             // A head that replaces an earlier one (curl answered a challenge): its body starts over.
@@ -152,6 +157,7 @@ final class CurlTransfer {
                 return fail(reason)
             }
         }
+        lastActivity = .now
         bodyOffset += Int64(count)
         bytesSent += Int64(count)
         pendingSent = true
@@ -190,6 +196,9 @@ struct CurlPauseState: Sendable, Hashable {
     var receivingByWindow = false
     /// Paused by ``CurlMultiLoop/pauseSending(_:)`` or a producer with nothing to give.
     var sending = false
+
+    /// Whether either side is paused (the idle timer does not run then).
+    var isPaused: Bool { receiving || sending }
 
     /// Whether the receive side is paused for either reason.
     var receiving: Bool { receivingByCommand || receivingByWindow }
