@@ -53,9 +53,15 @@ struct CurlLoopControlTests {
     func pauseReceive() async throws {
         try await withCurlLoop(deadline: 90) { server, loop, recorder in
             let total = 32 << 20
+            // Paused from the handler at the first body bytes (as a consumer past its high-water
+            // mark would): the pause lands at the loop's next turn, long before the end.
+            let pausedOnce = SanitizedMutex(false)
+            recorder.onData { id, _ in
+                guard pausedOnce.withLock({ done in defer { done = true }; return !done }) else { return }
+                loop.pauseReceiving(id)
+            }
             let big = try loop.get(server.url("/bytes/\(total)"))
             #expect(await curlEventually { recorder.record(big).bodyCount > 0 })
-            loop.pauseReceiving(big)
             let paused = try await settledCount(recorder, big)
             #expect(paused < total)
             // While paused: nothing more arrives, the server cannot finish writing, others run.

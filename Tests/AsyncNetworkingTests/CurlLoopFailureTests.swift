@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import Glibc
 import Testing
 import LoopbackServer
 @testable import AsyncNetworking
@@ -19,9 +20,21 @@ struct CurlLoopFailureTests {
 
     @Test("connection refused → CURLE_COULDNT_CONNECT → cannotConnectToHost")
     func refused() async throws {
-        let closed = try LoopbackServer()
-        let url = closed.url("/bytes/1")
-        closed.stop()
+        // A bound socket that never listens: connecting is refused, and no other test's server can
+        // take the port meanwhile (a stopped server's port could be reused by a parallel test).
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        try #require(bound)
+        let url = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/bytes/1")!
         try await withCurlLoop { _, loop, recorder in
             let id = try loop.get(url)
             let completion = await recorder.completion(of: id)
@@ -59,15 +72,19 @@ struct CurlLoopFailureTests {
         try await withCurlLoop { server, loop, recorder in
             var options = CurlTransferOptions()
             options.idleTimeout = .milliseconds(300)
-            let id = try loop.get(server.url("/bytes/\(8 << 20)"), options: options)
+            let pausedOnce = SanitizedMutex(false)
+            recorder.onData { id, _ in
+                guard pausedOnce.withLock({ done in defer { done = true }; return !done }) else { return }
+                loop.pauseReceiving(id)
+            }
+            let id = try loop.get(server.url("/bytes/\(32 << 20)"), options: options)
             #expect(await curlEventually { recorder.record(id).bodyCount > 0 })
-            loop.pauseReceiving(id)
             try await Task.sleep(for: .seconds(1))
             #expect(recorder.record(id).completion == nil)
             loop.resumeReceiving(id)
             let completion = await recorder.completion(of: id)
             #expect(completion.succeeded, "\(completion.code) \(completion.message)")
-            #expect(recorder.record(id).bodyCount == 8 << 20)
+            #expect(recorder.record(id).bodyCount == 32 << 20)
         }
     }
 

@@ -26,6 +26,7 @@ final class CurlRecorder: Sendable {
         var waiters: [CurlTransferID: [CheckedContinuation<CurlCompletion, Never>]] = [:]
         var batches = 0
         var eventsAfterCompletion = 0
+        var dataHook: (@Sendable (CurlTransferID, Int) -> Void)?
     }
 
     private let state = SanitizedMutex(State())
@@ -35,8 +36,15 @@ final class CurlRecorder: Sendable {
         { [self] batch in handle(batch) }
     }
 
+    /// Sets a closure called on the loop thread after each batch, for each transfer that received
+    /// data in it, with its byte count so far — like a consumer deciding about flow control.
+    func onData(_ hook: @escaping @Sendable (CurlTransferID, Int) -> Void) {
+        state.withLock { $0.dataHook = hook }
+    }
+
     private func handle(_ batch: [CurlEvent]) {
-        let resumptions = state.withLock { state -> [(CheckedContinuation<CurlCompletion, Never>, CurlCompletion)] in
+        var dataSeen: [CurlTransferID: Int] = [:]
+        let (resumptions, hook) = state.withLock { state in
             state.batches += 1
             var resumptions: [(CheckedContinuation<CurlCompletion, Never>, CurlCompletion)] = []
             for event in batch {
@@ -49,6 +57,7 @@ final class CurlRecorder: Sendable {
                     record.order.append("response")
                 case .data(_, let data):
                     record.bodyCount += data.count
+                    dataSeen[id] = record.bodyCount
                     record.bodyHash.update(data)
                     if record.bodyCount <= Self.keptBodyLimit { record.body.append(data) } else { record.body = Data() }
                     if record.order.last != "data" { record.order.append("data") }
@@ -62,8 +71,9 @@ final class CurlRecorder: Sendable {
                 }
                 state.records[id] = record
             }
-            return resumptions
+            return (resumptions, state.dataHook)
         }
+        if let hook { for (id, count) in dataSeen { hook(id, count) } }
         for (waiter, completion) in resumptions { waiter.resume(returning: completion) }
     }
 
