@@ -116,18 +116,15 @@ final class CurlLoopCore {
         case .cancel(let id):
             if let transfer = transfers[id] { cancel(transfer, reason: "cancelled") }
         case .pauseReceiving(let id):
-            setPause(id) { $0.receivingByCommand = true }
+            updateFlow(id) { $0.setReceivingPaused(true) }
         case .resumeReceiving(let id):
-            setPause(id) { $0.receivingByCommand = false }
+            updateFlow(id) { $0.setReceivingPaused(false) }
         case .consumed(let id, let total):
-            guard let transfer = transfers[id], total > transfer.consumedBytes else { return }
-            transfer.consumedBytes = total
-            let window = Int64(transfer.request.options.receiveWindow ?? Int.max)
-            if transfer.bytesReceived - total < window { setPause(id) { $0.receivingByWindow = false } }
+            updateFlow(id) { $0.didConsume(total: total) }
         case .pauseSending(let id):
-            setPause(id) { $0.sending = true }
+            updateFlow(id) { $0.setSendingPaused(true) }
         case .resumeSending(let id):
-            setPause(id) { $0.sending = false }
+            updateFlow(id) { $0.setSendingPaused(false) }
         }
     }
 
@@ -155,15 +152,13 @@ final class CurlLoopCore {
         }
     }
 
-    /// Applies a pause change with `curl_easy_pause`, which sets both directions at once. Unpausing
-    /// can deliver buffered bytes right here (they join this turn's events).
-    private func setPause(_ id: CurlTransferID, _ change: (inout CurlPauseState) -> Void) {
-        guard let transfer = transfers[id] else { return }
-        let before = transfer.pause.mask
-        change(&transfer.pause)
-        guard transfer.pause.mask != before else { return }
+    /// Applies a flow-control change; when the pause mask changed, tells curl with
+    /// `curl_easy_pause`. Unpausing can deliver held-back bytes right here (they join this turn's
+    /// events).
+    private func updateFlow(_ id: CurlTransferID, _ change: (inout CurlFlowControl) -> Bool) {
+        guard let transfer = transfers[id], change(&transfer.flow) else { return }
         transfer.lastActivity = .now // paused time does not count as idle
-        _ = ancurl_easy_pause(transfer.easy, transfer.pause.mask)
+        _ = ancurl_easy_pause(transfer.easy, transfer.flow.mask)
     }
 
     // MARK: - Idle timeouts
@@ -175,7 +170,7 @@ final class CurlLoopCore {
         let now = ContinuousClock.now
         var next: ContinuousClock.Instant?
         for transfer in transfers.values {
-            guard let timeout = transfer.request.options.idleTimeout, !transfer.pause.isPaused else { continue }
+            guard let timeout = transfer.request.options.idleTimeout, !transfer.flow.isPaused else { continue }
             let deadline = transfer.lastActivity + timeout
             if deadline <= now {
                 _ = ancurl_multi_remove(multi, transfer.easy)

@@ -23,12 +23,11 @@ final class CurlTransfer {
     /// Whether ``core`` already lists this transfer as holding pending bytes.
     var isListedPending = false
 
-    private(set) var bytesReceived: Int64 = 0
-    /// Body bytes the consumer has reported consumed (``CurlTransferOptions/receiveWindow``).
-    var consumedBytes: Int64 = 0
+    /// Body bytes accepted for the current response head.
+    var bytesReceived: Int64 { flow.received }
     private(set) var bytesSent: Int64 = 0
-    /// The receive or send side is paused (by a command, or by a callback returning PAUSE).
-    var pause = CurlPauseState()
+    /// Pauses and the receive window (see ``CurlFlowControl``).
+    var flow: CurlFlowControl
     /// Set when the body could not be read; the completion then reports `CURLE_READ_ERROR`.
     private(set) var bodyFailure: String?
 
@@ -52,6 +51,7 @@ final class CurlTransfer {
         self.request = request
         self.easy = easy
         self.core = core
+        flow = CurlFlowControl(window: request.options.receiveWindow)
         errorBuffer = .allocate(capacity: Int(ANCURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(ANCURL_ERROR_SIZE))
     }
@@ -93,15 +93,10 @@ final class CurlTransfer {
     /// full, answers `CURL_WRITEFUNC_PAUSE` without keeping the bytes: curl delivers the same chunk
     /// again after the unpause, so nothing is counted twice.
     func didReceive(_ buffer: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
-        if pause.receiving { return Int(ANCURL_WRITEFUNC_PAUSE) }
-        if let window = request.options.receiveWindow, bytesReceived - consumedBytes >= Int64(window) {
-            pause.receivingByWindow = true
-            return Int(ANCURL_WRITEFUNC_PAUSE)
-        }
         guard count > 0, let buffer else { return count }
+        guard flow.admit(count) else { return Int(ANCURL_WRITEFUNC_PAUSE) }
         lastActivity = .now
         pendingData.append(UnsafeRawBufferPointer(start: buffer, count: count).bindMemory(to: UInt8.self))
-        bytesReceived += Int64(count)
         core.notePending(self)
         if pendingData.count >= Self.maxJoinedChunk { flush() }
         return count
@@ -114,7 +109,7 @@ final class CurlTransfer {
         if let head = parser.consume(UnsafeRawBufferPointer(start: buffer, count: count)) {
             flush()
             // A head that replaces an earlier one (curl answered a challenge): its body starts over.
-            bytesReceived = 0
+            flow.restart()
             core.append(.response(id, head))
         }
         return count
@@ -149,7 +144,7 @@ final class CurlTransfer {
             case .bytes(let produced):
                 count = min(produced, capacity)
             case .wouldBlock:
-                pause.sending = true
+                flow.producerIsEmpty()
                 return Int(ANCURL_READFUNC_PAUSE)
             case .end:
                 return 0
@@ -184,28 +179,6 @@ final class CurlTransfer {
     private func fail(_ reason: String) -> Int {
         bodyFailure = reason
         return Int(ANCURL_READFUNC_ABORT)
-    }
-}
-
-/// Which sides of a transfer are paused, and the `curl_easy_pause` bitmask for that (the call sets
-/// both sides at once, so unpausing one side must keep the other's bit).
-struct CurlPauseState: Sendable, Hashable {
-    /// Paused by ``CurlMultiLoop/pauseReceiving(_:)``.
-    var receivingByCommand = false
-    /// Paused because the receive window is full (until the consumer catches up).
-    var receivingByWindow = false
-    /// Paused by ``CurlMultiLoop/pauseSending(_:)`` or a producer with nothing to give.
-    var sending = false
-
-    /// Whether either side is paused (the idle timer does not run then).
-    var isPaused: Bool { receiving || sending }
-
-    /// Whether the receive side is paused for either reason.
-    var receiving: Bool { receivingByCommand || receivingByWindow }
-
-    /// `CURLPAUSE_RECV` and/or `CURLPAUSE_SEND`, or `CURLPAUSE_CONT` (0).
-    var mask: Int32 {
-        (receiving ? ANCURLPAUSE_RECV : 0) | (sending ? ANCURLPAUSE_SEND : 0)
     }
 }
 
