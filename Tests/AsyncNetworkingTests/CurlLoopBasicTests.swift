@@ -103,6 +103,21 @@ struct CurlLoopBasicTests {
         }
     }
 
+    @Test("redirects are not followed: the 3xx head and body are delivered as is")
+    func redirectNotFollowed() async throws {
+        try await withCurlLoop { server, loop, recorder in
+            let id = try loop.get(server.url("/redirect/2?status=307"))
+            let completion = await recorder.completion(of: id)
+            #expect(completion.succeeded)
+            let head = try #require(recorder.record(id).heads.first)
+            #expect(head.statusCode == 307)
+            #expect(head.value(of: "Location") == "/redirect/1?status=307")
+            #expect(recorder.record(id).heads.count == 1)
+            #expect(completion.metrics.redirectCount == 0)
+            #expect(server.stats.requestCount == 1)
+        }
+    }
+
     @Test("200 concurrent GETs all complete with their exact bodies")
     func concurrent() async throws {
         try await withCurlLoop { server, loop, recorder in

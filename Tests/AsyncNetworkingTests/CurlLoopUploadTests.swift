@@ -94,6 +94,26 @@ struct CurlLoopUploadTests {
         }
     }
 
+    @Test("a body curl must send twice (an authentication retry) is rewound and sent whole again")
+    func rewoundForAuthentication() async throws {
+        try await withCurlLoop { server, loop, recorder in
+            var options = CurlTransferOptions()
+            options.credential = CurlCredential(user: "u", password: "p", scheme: .basicOrDigest)
+            let body = SeededBytes.data(seed: 8, offset: 0, count: 200_000)
+            let id = try loop.start(CurlRequest(url: server.url("/basic-auth/u/p"), method: "POST", body: .data(body), options: options))
+            let completion = await recorder.completion(of: id)
+            #expect(completion.succeeded, "\(completion.code) \(completion.message)")
+            #expect(recorder.record(id).heads.last?.statusCode == 200)
+            // The first POST (no credential yet) carried the body, so the second needed a rewind.
+            #expect(server.requests.map(\.bodyLength) == [body.count, body.count])
+            #expect(recorder.record(id).sentTotal == Int64(body.count)) // the total restarted at the rewind
+            let final = try #require(server.requests.last)
+            #expect(final.header("Authorization") != nil)
+            #expect(final.bodyLength == body.count)
+            #expect(final.bodyChecksum == Checksum.fnv1a64(body))
+        }
+    }
+
     @Test("a producer that has nothing for a while pauses its send side; the server gets the exact bytes, chunked")
     func producer() async throws {
         try await withCurlLoop { server, loop, recorder in

@@ -61,9 +61,9 @@ enum CurlEasyConfiguration {
 
         let method = request.method.uppercased() == "HEAD" ? "HEAD" : request.method
         var body = request.body
-        if case .none = body, methodsWithBody.contains(method) { body = .data(Data()) }
+        if case .empty = body, methodsWithBody.contains(method) { body = .data(Data()) }
         var length = body.length
-        if case .none = body {
+        if case .empty = body {
             if method == "HEAD" {
                 try set(easy, ANCURLOPT_NOBODY, 1)
             } else if method != "GET" {
@@ -83,7 +83,7 @@ enum CurlEasyConfiguration {
             if method != "PUT" { try set(easy, ANCURLOPT_CUSTOMREQUEST, string: method) }
         }
 
-        transfer.headerList = headerList(for: request, hasBody: { if case .none = body { false } else { true } }())
+        transfer.headerList = headerList(for: request, hasBody: { if case .empty = body { false } else { true } }())
         if let list = transfer.headerList { try set(easy, ANCURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(list)) }
     }
 

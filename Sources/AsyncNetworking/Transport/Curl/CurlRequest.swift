@@ -12,14 +12,14 @@ struct CurlRequest: Sendable {
     /// own `Expect: 100-continue` is always suppressed unless a field sets `Expect`; its
     /// `Accept: */*` is sent unless a field sets `Accept`.
     var headers: [(name: String, value: String)]
-    /// The request body. Default none.
+    /// The request body. Default ``CurlRequestBody/empty``.
     var body: CurlRequestBody
     /// Per-transfer settings. Default ``CurlTransferOptions/default``.
     var options: CurlTransferOptions
 
     init(
         url: URL, method: String = "GET", headers: [(name: String, value: String)] = [],
-        body: CurlRequestBody = .none, options: CurlTransferOptions = .default
+        body: CurlRequestBody = .empty, options: CurlTransferOptions = .default
     ) {
         self.url = url
         self.method = method
@@ -62,8 +62,8 @@ struct CurlRequest: Sendable {
 
 /// Where a request body comes from.
 enum CurlRequestBody: Sendable {
-    /// No body.
-    case none
+    /// No body (named `empty`, not `none`, so it never reads as `Optional.none`).
+    case empty
     /// These bytes (sent with their `Content-Length`).
     case data(Data)
     /// `length` bytes of a file starting at `offset`, read with `pread` on the loop thread (sent
@@ -73,10 +73,10 @@ enum CurlRequestBody: Sendable {
     /// Pulled from a producer as curl asks; `length` nil means chunked. See ``CurlBodyProducer``.
     case producer(any CurlBodyProducer, length: Int64?)
 
-    /// The length sent as `Content-Length`, or `nil` for none (no body) / chunked (unknown).
+    /// The length sent as `Content-Length`, or `nil` for no body / chunked (unknown).
     var length: Int64? {
         switch self {
-        case .none: nil
+        case .empty: nil
         case .data(let data): Int64(data.count)
         case .file(_, _, let length): length
         case .producer(_, let length): length

@@ -121,7 +121,7 @@ final class CurlTransfer {
         let target = UnsafeMutableRawBufferPointer(start: buffer, count: capacity)
         let count: Int
         switch request.body {
-        case .none:
+        case .empty:
             return 0
         case .data(let data):
             let start = Int(bodyOffset)
@@ -171,7 +171,7 @@ final class CurlTransfer {
             pendingSent = true
             core.notePending(self)
             return ANCURL_SEEKFUNC_OK
-        case .none, .producer:
+        case .empty, .producer:
             return ANCURL_SEEKFUNC_CANTSEEK
         }
     }
