@@ -84,6 +84,24 @@ struct CurlLoopControlTests {
         }
     }
 
+    @Test("cancelling a paused transfer completes it as cancelled")
+    func cancelPaused() async throws {
+        try await withCurlLoop { server, loop, recorder in
+            let pausedOnce = SanitizedMutex(false)
+            recorder.onData { id, _ in
+                guard pausedOnce.withLock({ done in defer { done = true }; return !done }) else { return }
+                loop.pauseReceiving(id)
+            }
+            let id = try loop.get(server.url("/bytes/\(32 << 20)"))
+            #expect(await curlEventually { recorder.record(id).bodyCount > 0 })
+            loop.cancel(id)
+            let completion = await recorder.completion(of: id)
+            #expect(completion.wasCancelled)
+            #expect(recorder.record(id).bodyCount < 32 << 20)
+            #expect(await curlEventually { server.stats.clientAborts == 1 })
+        }
+    }
+
     @Test("toggling pause and resume rapidly never loses or duplicates a byte")
     func pauseToggling() async throws {
         try await withCurlLoop(deadline: 90) { server, loop, recorder in

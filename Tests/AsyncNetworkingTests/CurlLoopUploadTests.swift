@@ -114,7 +114,7 @@ struct CurlLoopUploadTests {
         }
     }
 
-    @Test("a producer that has nothing for a while pauses its send side; the server gets the exact bytes, chunked")
+    @Test("a producer that has nothing for a while pauses only its own upload; the server gets the exact bytes, chunked")
     func producer() async throws {
         try await withCurlLoop { server, loop, recorder in
             let pipe = CurlBodyPipe()
@@ -127,9 +127,14 @@ struct CurlLoopUploadTests {
             // Nothing to send now: the transfer waits, paused, without failing or spinning.
             try await Task.sleep(for: .milliseconds(300))
             #expect(recorder.record(id).completion == nil)
-            // A GET on the same loop is not held up by the paused upload.
+            // Another upload and a GET on the same loop are not held up by the stalled producer.
+            let otherBody = SeededBytes.data(seed: 6, offset: 0, count: 1_000_000)
+            let otherUpload = try loop.start(CurlRequest(url: server.url("/upload"), method: "POST", body: .data(otherBody)))
             let other = try loop.get(server.url("/bytes/1000"))
             #expect(await recorder.completion(of: other).succeeded)
+            #expect(await recorder.completion(of: otherUpload).succeeded)
+            #expect(curlJSON(recorder.record(otherUpload).body)["checksum"] as? String == String(Checksum.fnv1a64(otherBody)))
+            #expect(recorder.record(id).completion == nil)
             pipe.write(second)
             pipe.finish()
             let completion = await recorder.completion(of: id)
