@@ -11,7 +11,9 @@ let package = Package(
         .executable(name: "benchmarks", targets: ["Benchmarks"]),
     ],
     targets: [
-        .target(name: "AsyncNetworking"),
+        // Non-variadic shims over libcurl, loaded with dlopen at run time (no curl headers needed).
+        .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "AsyncNetworking", dependencies: ["CCurlShim"]),
         .target(name: "LoopbackServer"),
         .executableTarget(
             name: "AsyncNetworkingDemo",

@@ -1,0 +1,97 @@
+import Synchronization
+
+/// What one call of ``CurlBodyProducer/read(into:)`` produced.
+enum CurlBodyRead: Sendable, Equatable {
+    /// This many bytes (at least 1) were written to the start of the buffer.
+    case bytes(Int)
+    /// Nothing yet: the transfer's send side pauses (`CURL_READFUNC_PAUSE`) until someone calls
+    /// ``CurlMultiLoop/resumeSending(_:)``.
+    case wouldBlock
+    /// The body is complete.
+    case end
+    /// The body cannot be completed; the transfer fails with `CURLE_READ_ERROR` and this message.
+    case failed(String)
+}
+
+/// A pull-based request body. ``read(into:)`` is called on the loop thread whenever curl wants
+/// bytes; it must not block (answer ``CurlBodyRead/wouldBlock`` instead and resume the transfer's
+/// send side once bytes are available).
+protocol CurlBodyProducer: AnyObject, Sendable {
+    /// Fills a prefix of `buffer` (never empty).
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> CurlBodyRead
+}
+
+/// A ready-made producer: other threads ``write(_:)`` chunks and ``finish(failure:)``; the loop
+/// thread reads them. Each write or finish calls the `readable` closure given to ``init(readable:)``
+/// (typically `{ loop.resumeSending(id) }`), so a paused send side wakes up.
+///
+/// Memory: chunks are held until sent; a writer that must stay bounded checks ``bufferedBytes``.
+final class CurlBodyPipe: CurlBodyProducer {
+    private struct State: Sendable {
+        var chunks: [[UInt8]] = []
+        var offsetInFirst = 0
+        var buffered = 0
+        var finished = false
+        var failure: String?
+        var readable: (@Sendable () -> Void)?
+    }
+
+    private let state = SanitizedMutex(State())
+
+    init() {}
+
+    /// Sets the closure called after each write and at finish (replacing any earlier one).
+    func onReadable(_ readable: @escaping @Sendable () -> Void) {
+        state.withLock { $0.readable = readable }
+    }
+
+    /// Bytes written and not yet read.
+    var bufferedBytes: Int { state.withLock { $0.buffered } }
+
+    /// Appends a chunk (ignored after ``finish(failure:)``).
+    func write(_ bytes: some Sequence<UInt8>) {
+        let chunk = Array(bytes)
+        let readable = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.finished, !chunk.isEmpty else { return nil }
+            state.chunks.append(chunk)
+            state.buffered += chunk.count
+            return state.readable
+        }
+        readable?()
+    }
+
+    /// Ends the body: after the buffered bytes, with success (`failure` nil) or a read error.
+    func finish(failure: String? = nil) {
+        let readable = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            state.failure = failure
+            return state.readable
+        }
+        readable?()
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> CurlBodyRead {
+        state.withLock { state in
+            var written = 0
+            while written < buffer.count, !state.chunks.isEmpty {
+                let first = state.chunks[0]
+                let count = min(buffer.count - written, first.count - state.offsetInFirst)
+                first.withUnsafeBytes { source in
+                    let slice = UnsafeRawBufferPointer(rebasing: source[state.offsetInFirst..<(state.offsetInFirst + count)])
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[written...]).copyMemory(from: slice)
+                }
+                written += count
+                state.offsetInFirst += count
+                if state.offsetInFirst == first.count {
+                    state.chunks.removeFirst()
+                    state.offsetInFirst = 0
+                }
+            }
+            state.buffered -= written
+            if written > 0 { return .bytes(written) }
+            if state.finished { return state.failure.map { .failed($0) } ?? .end }
+            return .wouldBlock
+        }
+    }
+}

@@ -1,0 +1,257 @@
+#if os(Linux) && canImport(CCurlShim)
+import CCurlShim
+import Foundation
+
+/// The loop thread's side of a `CurlMultiLoop`: owns the multi handle, every easy handle and every
+/// ``CurlTransfer``; nothing here is touched by another thread.
+///
+/// One turn: apply the queued commands, `curl_multi_perform`, read completions, hand the turn's
+/// events to the handler in one call, then sleep in `curl_multi_poll` until a socket is ready,
+/// curl's timer fires, or `curl_multi_wakeup` signals new commands.
+final class CurlLoopCore {
+    private let multi: OpaquePointer
+    private let mailbox: CurlLoopMailbox
+    private let handler: @Sendable ([CurlEvent]) -> Void
+    private let configuration: CurlMultiLoop.Configuration
+
+    private var transfers: [CurlTransferID: CurlTransfer] = [:]
+    private var transfersByEasy: [OpaquePointer: CurlTransfer] = [:]
+    /// This turn's events, delivered together.
+    private var events: [CurlEvent] = []
+    /// Transfers holding body bytes or a sent count not yet turned into events.
+    private var pending: [CurlTransfer] = []
+    /// Reset easy handles kept for the next transfers.
+    private var idleEasyHandles: [OpaquePointer] = []
+    private var liveEasyHandles = 0
+    /// Running transfers that have an idle timeout (the idle scan is skipped while 0).
+    private var idleTimedTransfers = 0
+    private var completedCount = 0
+    private var turns = 0
+    private var batches = 0
+    private var eventCount = 0
+
+    init(
+        multi: OpaquePointer, mailbox: CurlLoopMailbox, configuration: CurlMultiLoop.Configuration,
+        handler: @escaping @Sendable ([CurlEvent]) -> Void
+    ) {
+        self.multi = multi
+        self.mailbox = mailbox
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    /// Runs turns until shutdown, then cancels what is left, frees every handle and returns.
+    func run() {
+        while true {
+            let (commands, shutdown) = mailbox.take()
+            for command in commands { apply(command) }
+            if shutdown { break }
+            var running: Int32 = 0
+            _ = ancurl_multi_perform(multi, &running)
+            readCompletions()
+            let nextIdleDeadline = expireIdleTransfers()
+            endTurn()
+            var ready: Int32 = 0
+            _ = ancurl_multi_poll(multi, pollTimeout(until: nextIdleDeadline), &ready)
+        }
+        for transfer in transfers.values.sorted(by: { $0.id < $1.id }) {
+            cancel(transfer, reason: "the curl loop was shut down")
+        }
+        endTurn()
+        for easy in idleEasyHandles { ancurl_easy_cleanup(easy) }
+        liveEasyHandles -= idleEasyHandles.count
+        idleEasyHandles = []
+        mailbox.close()
+        _ = ancurl_multi_cleanup(multi)
+        publish()
+    }
+
+    // MARK: - Events
+
+    func append(_ event: CurlEvent) {
+        events.append(event)
+    }
+
+    /// Lists `transfer` for a flush at the end of the turn.
+    func notePending(_ transfer: CurlTransfer) {
+        guard !transfer.isListedPending else { return }
+        transfer.isListedPending = true
+        pending.append(transfer)
+    }
+
+    private func endTurn() {
+        for transfer in pending {
+            transfer.isListedPending = false
+            transfer.flush()
+        }
+        pending.removeAll(keepingCapacity: true)
+        turns += 1
+        if !events.isEmpty {
+            let batch = events
+            events.removeAll(keepingCapacity: true)
+            batches += 1
+            eventCount += batch.count
+            handler(batch)
+        }
+        publish()
+    }
+
+    private func publish() {
+        let (live, pooled, turns, batches, events) = (liveEasyHandles, idleEasyHandles.count, turns, batches, eventCount)
+        mailbox.publish({ stats in
+            stats.liveEasyHandles = live
+            stats.pooledEasyHandles = pooled
+            stats.turns = turns
+            stats.batches = batches
+            stats.events = events
+        }, completedSoFar: completedCount)
+    }
+
+    // MARK: - Commands
+
+    private func apply(_ command: CurlLoopCommand) {
+        switch command {
+        case .start(let id, let request):
+            start(id, request)
+        case .cancel(let id):
+            if let transfer = transfers[id] { cancel(transfer, reason: "cancelled") }
+        case .pauseReceiving(let id):
+            updateFlow(id) { $0.setReceivingPaused(true) }
+        case .resumeReceiving(let id):
+            updateFlow(id) { $0.setReceivingPaused(false) }
+        case .consumed(let id, let total):
+            updateFlow(id) { $0.didConsume(total: total) }
+        case .pauseSending(let id):
+            updateFlow(id) { $0.setSendingPaused(true) }
+        case .resumeSending(let id):
+            updateFlow(id) { $0.setSendingPaused(false) }
+        }
+    }
+
+    private func start(_ id: CurlTransferID, _ request: CurlRequest) {
+        guard let easy = takeEasyHandle() else {
+            return complete(id, code: ANCURLE_OUT_OF_MEMORY, message: "curl_easy_init failed")
+        }
+        let transfer = CurlTransfer(id: id, request: request, easy: easy, core: self)
+        do {
+            try CurlEasyConfiguration.apply(to: transfer)
+        } catch {
+            recycle(transfer)
+            return complete(id, code: error.code, message: error.message)
+        }
+        transfers[id] = transfer
+        transfersByEasy[easy] = transfer
+        if request.options.idleTimeout != nil { idleTimedTransfers += 1 }
+        let added = ancurl_multi_add(multi, easy)
+        guard added == ANCURLM_OK else {
+            transfers[id] = nil
+            transfersByEasy[easy] = nil
+            if request.options.idleTimeout != nil { idleTimedTransfers -= 1 }
+            recycle(transfer)
+            return complete(id, code: ANCURLE_FAILED_INIT, message: "curl_multi_add_handle failed (CURLMcode \(added))")
+        }
+    }
+
+    /// Applies a flow-control change; when the pause mask changed, tells curl with
+    /// `curl_easy_pause`. Unpausing can deliver held-back bytes right here (they join this turn's
+    /// events).
+    private func updateFlow(_ id: CurlTransferID, _ change: (inout CurlFlowControl) -> Bool) {
+        guard let transfer = transfers[id], change(&transfer.flow) else { return }
+        transfer.lastActivity = .now // paused time does not count as idle
+        _ = ancurl_easy_pause(transfer.easy, transfer.flow.mask)
+    }
+
+    // MARK: - Idle timeouts
+
+    /// Fails every transfer whose idle timeout passed (not counting paused time); returns the
+    /// earliest deadline still ahead, if any.
+    private func expireIdleTransfers() -> ContinuousClock.Instant? {
+        guard idleTimedTransfers > 0 else { return nil }
+        let now = ContinuousClock.now
+        var next: ContinuousClock.Instant?
+        for transfer in transfers.values {
+            guard let timeout = transfer.request.options.idleTimeout, !transfer.flow.isPaused else { continue }
+            let deadline = transfer.lastActivity + timeout
+            if deadline <= now {
+                _ = ancurl_multi_remove(multi, transfer.easy)
+                finish(transfer, code: ANCURLE_OPERATION_TIMEDOUT, message: "no data moved for \(timeout)", cancelled: false)
+            } else if next.map({ deadline < $0 }) ?? true {
+                next = deadline
+            }
+        }
+        return next
+    }
+
+    /// The configured poll timeout, shortened to wake for an idle deadline.
+    private func pollTimeout(until deadline: ContinuousClock.Instant?) -> Int32 {
+        guard let deadline else { return configuration.pollTimeoutMilliseconds }
+        let (seconds, attoseconds) = (deadline - .now).components
+        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        return Int32(min(Int64(configuration.pollTimeoutMilliseconds), milliseconds))
+    }
+
+    // MARK: - Completion
+
+    private func readCompletions() {
+        var easy: OpaquePointer?
+        var result: Int32 = 0
+        while ancurl_multi_info_read(multi, &easy, &result) == 1 {
+            guard let easy, let transfer = transfersByEasy[easy] else { continue }
+            _ = ancurl_multi_remove(multi, easy)
+            // A body that could not be read aborts from the read callback; report why.
+            let code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR : result
+            finish(transfer, code: code, message: code == 0 ? "" : transfer.message(for: code), cancelled: false)
+        }
+    }
+
+    private func cancel(_ transfer: CurlTransfer, reason: String) {
+        _ = ancurl_multi_remove(multi, transfer.easy)
+        finish(transfer, code: ANCURLE_ABORTED_BY_CALLBACK, message: reason, cancelled: true)
+    }
+
+    /// Emits the completion (after the transfer's pending bytes), forgets the transfer and recycles
+    /// its handle. The easy handle must already be out of the multi handle.
+    private func finish(_ transfer: CurlTransfer, code: Int32, message: String, cancelled: Bool) {
+        transfer.flush()
+        let metrics = CurlMetricsReader.read(transfer.easy)
+        transfers[transfer.id] = nil
+        transfersByEasy[transfer.easy] = nil
+        if transfer.request.options.idleTimeout != nil { idleTimedTransfers -= 1 }
+        recycle(transfer)
+        completedCount += 1
+        append(.completed(transfer.id, CurlCompletion(code: code, message: message, wasCancelled: cancelled, metrics: metrics)))
+    }
+
+    /// A completion for a transfer that never got running.
+    private func complete(_ id: CurlTransferID, code: Int32, message: String) {
+        completedCount += 1
+        append(.completed(id, CurlCompletion(code: code, message: message, wasCancelled: false, metrics: CurlMetrics())))
+    }
+
+    // MARK: - Easy handles
+
+    private func takeEasyHandle() -> OpaquePointer? {
+        if let easy = idleEasyHandles.popLast() { return easy }
+        guard let easy = ancurl_easy_init() else { return nil }
+        liveEasyHandles += 1
+        return easy
+    }
+
+    /// Resets the handle (so curl forgets the callbacks, buffers and lists that point into the
+    /// transfer), then frees the transfer's resources; keeps the handle for reuse up to the limit.
+    private func recycle(_ transfer: CurlTransfer) {
+        if transfer.isListedPending, let index = pending.firstIndex(where: { $0 === transfer }) {
+            pending.remove(at: index)
+            transfer.isListedPending = false
+        }
+        if idleEasyHandles.count < configuration.easyHandlePoolSize {
+            ancurl_easy_reset(transfer.easy)
+            idleEasyHandles.append(transfer.easy)
+        } else {
+            ancurl_easy_cleanup(transfer.easy)
+            liveEasyHandles -= 1
+        }
+        transfer.release()
+    }
+}
+#endif

@@ -1,0 +1,34 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension CurlRequest {
+    /// A request from a `URLRequest`: its URL, method (default `GET`), header fields and
+    /// `httpBody`; `timeoutInterval` becomes the idle timeout, as URLSession reads it.
+    ///
+    /// `body` replaces `httpBody` when given (a file or a producer). `httpBodyStream` is not read:
+    /// pass a producer instead. Returns `nil` when the request has no URL.
+    init?(_ urlRequest: URLRequest, body: CurlRequestBody? = nil, options: CurlTransferOptions = .default) {
+        guard let url = urlRequest.url else { return nil }
+        var options = options
+        if options.idleTimeout == nil, urlRequest.timeoutInterval > 0, urlRequest.timeoutInterval.isFinite {
+            options.idleTimeout = .milliseconds(Int64((urlRequest.timeoutInterval * 1000).rounded(.up)))
+        }
+        let headers = (urlRequest.allHTTPHeaderFields ?? [:])
+            .sorted { $0.key.lowercased() < $1.key.lowercased() }
+            .map { (name: $0.key, value: $0.value) }
+        self.init(
+            url: url, method: urlRequest.httpMethod ?? "GET", headers: headers,
+            body: body ?? urlRequest.httpBody.map { .data($0) } ?? .empty, options: options
+        )
+    }
+}
+
+extension CurlCompletion {
+    /// The `URLError.Code` for this completion: `nil` on success, `.cancelled` for a cancel,
+    /// else ``CurlErrorMapping/urlErrorCode(for:)``.
+    var urlErrorCode: URLError.Code? {
+        wasCancelled ? .cancelled : CurlErrorMapping.urlErrorCode(for: code)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// Everything one curl transfer needs: what to send and how. A plain value; the loop thread turns
+/// it into easy-handle options (see `CurlEasyConfiguration`).
+struct CurlRequest: Sendable {
+    /// An http or https URL (anything else fails at start with ``CurlRequestError``).
+    var url: URL
+    /// The method, e.g. `GET`. `HEAD` is sent with `CURLOPT_NOBODY`; others with a body use
+    /// `CURLOPT_UPLOAD` plus `CURLOPT_CUSTOMREQUEST` (so curl adds no `Content-Type` of its own).
+    var method: String
+    /// Header fields in order. An empty value is sent as an empty field (`Name;` to curl). curl's
+    /// own `Expect: 100-continue` is always suppressed unless a field sets `Expect`; its
+    /// `Accept: */*` is sent unless a field sets `Accept`.
+    var headers: [(name: String, value: String)]
+    /// The request body. Default ``CurlRequestBody/empty``.
+    var body: CurlRequestBody
+    /// Per-transfer settings. Default ``CurlTransferOptions/default``.
+    var options: CurlTransferOptions
+
+    init(
+        url: URL, method: String = "GET", headers: [(name: String, value: String)] = [],
+        body: CurlRequestBody = .empty, options: CurlTransferOptions = .default
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.options = options
+    }
+
+    /// Checks what curl would otherwise fail on obscurely, or send wrongly: the scheme, the method
+    /// token, and header names and values (no CR, LF or NUL — header injection).
+    func validate() throws(CurlRequestError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw CurlRequestError("only http and https URLs are supported, not \(url.scheme ?? "a URL without a scheme")")
+        }
+        guard !method.isEmpty, method.utf8.allSatisfy(Self.isTokenByte) else {
+            throw CurlRequestError("the method \(method.debugDescription) is not an HTTP token")
+        }
+        for (name, value) in headers {
+            guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
+                throw CurlRequestError("the header name \(name.debugDescription) is not an HTTP token")
+            }
+            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw CurlRequestError("the value of header \(name) contains CR, LF or NUL")
+            }
+        }
+        if case .file(_, let offset, let length) = body, offset < 0 || length < 0 {
+            throw CurlRequestError("a file body needs a non-negative offset and length")
+        }
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
+
+/// Where a request body comes from.
+enum CurlRequestBody: Sendable {
+    /// No body (named `empty`, not `none`, so it never reads as `Optional.none`).
+    case empty
+    /// These bytes (sent with their `Content-Length`).
+    case data(Data)
+    /// `length` bytes of a file starting at `offset`, read with `pread` on the loop thread (sent
+    /// with `Content-Length: length`). A file that ends early fails the transfer with
+    /// `CURLE_READ_ERROR` and a message naming it.
+    case file(URL, offset: Int64, length: Int64)
+    /// Pulled from a producer as curl asks; `length` nil means chunked. See ``CurlBodyProducer``.
+    case producer(any CurlBodyProducer, length: Int64?)
+
+    /// The length sent as `Content-Length`, or `nil` for no body / chunked (unknown).
+    var length: Int64? {
+        switch self {
+        case .empty: nil
+        case .data(let data): Int64(data.count)
+        case .file(_, _, let length): length
+        case .producer(_, let length): length
+        }
+    }
+}
+
+/// Which HTTP version to negotiate.
+enum CurlHTTPVersion: Sendable, Hashable {
+    /// HTTP/2 over TLS when ALPN agrees, HTTP/1.1 for cleartext (`CURL_HTTP_VERSION_2TLS`). The default.
+    case automatic
+    /// HTTP/1.1 only.
+    case http1_1
+    /// HTTP/2 without upgrade, also over cleartext (`CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE`).
+    case http2PriorKnowledge
+}
+
+/// A credential curl answers challenges with itself.
+struct CurlCredential: Sendable, Hashable {
+    /// Which schemes curl may use.
+    enum Scheme: Sendable, Hashable { case basic, digest, basicOrDigest }
+    var user: String
+    var password: String
+    var scheme: Scheme
+}
+
+/// Per-transfer settings of a ``CurlRequest``.
+struct CurlTransferOptions: Sendable, Hashable {
+    /// Sends `Accept-Encoding` with every encoding this libcurl decodes and delivers the body
+    /// decoded (`CURLOPT_ACCEPT_ENCODING ""`). Default `true`.
+    var decodesContent = true
+    /// Connect timeout (`CURLOPT_CONNECTTIMEOUT_MS`). Default `nil`: curl's own (300 s).
+    var connectTimeout: Duration?
+    /// Fails with `CURLE_OPERATION_TIMEDOUT` when no byte (head, body, or request body) moves for
+    /// this long while neither side is paused; measured by the loop itself, to within a few
+    /// milliseconds of the loop's turn. Default `nil`: never.
+    var idleTimeout: Duration?
+    /// Fails when the whole transfer takes longer (`CURLOPT_TIMEOUT_MS`). Default `nil`: never.
+    var totalTimeout: Duration?
+    /// Default ``CurlHTTPVersion/automatic``.
+    var httpVersion = CurlHTTPVersion.automatic
+    /// Answered by curl itself when set. Default `nil` (a 401 is delivered as is).
+    var credential: CurlCredential?
+    /// When `false`, ignores proxy environment variables (`CURLOPT_PROXY ""`). Default `true`:
+    /// `http_proxy`, `https_proxy`, `no_proxy`… as curl reads them.
+    var usesEnvironmentProxy = true
+    /// Flow control without a round trip: the transfer pauses its receive side by itself (the write
+    /// callback answers `CURL_WRITEFUNC_PAUSE`) once it has delivered this many bytes more than the
+    /// consumer reported with `CurlMultiLoop.didConsume(_:totalBytes:)`; it may overshoot by one
+    /// chunk (at most ``receiveBufferSize``). Counts restart with a replacing response head.
+    /// Default `nil`: no window (pause only on command).
+    var receiveWindow: Int?
+    /// `CURLOPT_BUFFERSIZE` (the most bytes one write callback delivers). Default `nil`: curl's 16 KiB.
+    var receiveBufferSize: Int?
+
+    /// All defaults.
+    static let `default` = CurlTransferOptions()
+}
+
+/// A ``CurlRequest`` that cannot be sent; thrown by `start` before anything happens.
+struct CurlRequestError: Error, Sendable, Hashable, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}

@@ -1,0 +1,204 @@
+#if os(Linux) && canImport(CCurlShim)
+import CCurlShim
+import Foundation
+import Glibc
+
+/// One running transfer, owned by the loop thread (its `CurlLoopCore`), never shared: curl calls
+/// its callbacks from inside `curl_multi_perform` / `curl_easy_pause` on that thread.
+///
+/// Body bytes and sent counts are collected here during a turn and turned into events by
+/// ``flush()`` — before any other event of the transfer, and at the end of the turn.
+final class CurlTransfer {
+    let id: CurlTransferID
+    let request: CurlRequest
+    let easy: OpaquePointer
+    unowned let core: CurlLoopCore
+
+    /// Parses the header lines curl hands over.
+    private var parser = CurlHeadParser()
+    /// Body bytes received this turn and not yet turned into an event.
+    private var pendingData = Data()
+    /// `bytesSent` changed this turn.
+    private var pendingSent = false
+    /// Whether ``core`` already lists this transfer as holding pending bytes.
+    var isListedPending = false
+
+    /// Body bytes accepted for the current response head.
+    var bytesReceived: Int64 { flow.received }
+    private(set) var bytesSent: Int64 = 0
+    /// Pauses and the receive window (see ``CurlFlowControl``).
+    var flow: CurlFlowControl
+    /// Set when the body could not be read; the completion then reports `CURLE_READ_ERROR`.
+    private(set) var bodyFailure: String?
+
+    /// `CURLOPT_ERRORBUFFER`, `CURL_ERROR_SIZE` bytes.
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// `CURLOPT_HTTPHEADER`; curl does not copy it, so it lives until the handle is reset.
+    var headerList: OpaquePointer?
+    /// The open file of a `.file` body, or -1.
+    var fileDescriptor: Int32 = -1
+    /// The next byte of a `.data` or `.file` body to send, relative to the body's start.
+    private var bodyOffset: Int64 = 0
+
+    /// When a byte last moved (or the transfer started, or a side was unpaused): the idle timer's base.
+    var lastActivity = ContinuousClock.now
+
+    /// Joined body chunks are handed over once they reach this size, even mid-turn.
+    static let maxJoinedChunk = 1 << 20
+
+    init(id: CurlTransferID, request: CurlRequest, easy: OpaquePointer, core: CurlLoopCore) {
+        self.id = id
+        self.request = request
+        self.easy = easy
+        self.core = core
+        flow = CurlFlowControl(window: request.options.receiveWindow)
+        errorBuffer = .allocate(capacity: Int(ANCURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(ANCURL_ERROR_SIZE))
+    }
+
+    /// Frees what curl no longer uses. Call only after the easy handle was reset or cleaned up.
+    func release() {
+        if let headerList { ancurl_slist_free(headerList) }
+        headerList = nil
+        if fileDescriptor >= 0 { close(fileDescriptor) }
+        fileDescriptor = -1
+        errorBuffer.deallocate()
+    }
+
+    /// curl's error text for `code` (the error buffer when filled, else `curl_easy_strerror`).
+    func message(for code: Int32) -> String {
+        if let bodyFailure { return bodyFailure }
+        if errorBuffer[0] != 0 { return String(cString: errorBuffer) }
+        guard code != 0, let text = ancurl_easy_strerror(code) else { return "" }
+        return String(cString: text)
+    }
+
+    // MARK: - Events
+
+    /// Appends the pending `sent` and `data` events of this transfer to the turn's batch.
+    func flush() {
+        if pendingSent {
+            pendingSent = false
+            core.append(.sent(id, totalBytes: bytesSent))
+        }
+        if !pendingData.isEmpty {
+            core.append(.data(id, pendingData))
+            pendingData = Data()
+        }
+    }
+
+    // MARK: - Callbacks (loop thread, inside curl)
+
+    /// `CURLOPT_WRITEFUNCTION`. While the receive side is paused, or when the receive window is
+    /// full, answers `CURL_WRITEFUNC_PAUSE` without keeping the bytes: curl delivers the same chunk
+    /// again after the unpause, so nothing is counted twice.
+    func didReceive(_ buffer: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
+        guard count > 0, let buffer else { return count }
+        guard flow.admit(count) else { return Int(ANCURL_WRITEFUNC_PAUSE) }
+        lastActivity = .now
+        pendingData.append(UnsafeRawBufferPointer(start: buffer, count: count).bindMemory(to: UInt8.self))
+        core.notePending(self)
+        if pendingData.count >= Self.maxJoinedChunk { flush() }
+        return count
+    }
+
+    /// `CURLOPT_HEADERFUNCTION`: one complete header line.
+    func didReceiveHeader(_ buffer: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
+        guard count > 0, let buffer else { return count }
+        lastActivity = .now
+        if let head = parser.consume(UnsafeRawBufferPointer(start: buffer, count: count)) {
+            flush()
+            // A head that replaces an earlier one (curl answered a challenge): its body starts over.
+            flow.restart()
+            core.append(.response(id, head))
+        }
+        return count
+    }
+
+    /// `CURLOPT_READFUNCTION`.
+    func read(into buffer: UnsafeMutablePointer<CChar>?, capacity: Int) -> Int {
+        guard let buffer, capacity > 0 else { return 0 }
+        let target = UnsafeMutableRawBufferPointer(start: buffer, count: capacity)
+        let count: Int
+        switch request.body {
+        case .empty:
+            return 0
+        case .data(let data):
+            let start = Int(bodyOffset)
+            count = min(capacity, data.count - start)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { source in
+                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + count)]))
+            }
+        case .file(let url, let offset, let length):
+            let wanted = Int(min(Int64(capacity), length - bodyOffset))
+            guard wanted > 0 else { return 0 }
+            let got = pread(fileDescriptor, buffer, wanted, off_t(offset + bodyOffset))
+            guard got > 0 else {
+                let reason = got < 0 ? String(cString: strerror(errno)) : "the file ended \(length - bodyOffset) bytes early"
+                return fail("cannot read \(url.path) at offset \(offset + bodyOffset): \(reason)")
+            }
+            count = got
+        case .producer(let producer, _):
+            switch producer.read(into: target) {
+            case .bytes(let produced):
+                count = min(produced, capacity)
+            case .wouldBlock:
+                flow.producerIsEmpty()
+                return Int(ANCURL_READFUNC_PAUSE)
+            case .end:
+                return 0
+            case .failed(let reason):
+                return fail(reason)
+            }
+        }
+        lastActivity = .now
+        bodyOffset += Int64(count)
+        bytesSent += Int64(count)
+        pendingSent = true
+        core.notePending(self)
+        return count
+    }
+
+    /// `CURLOPT_SEEKFUNCTION`: curl rewinds the body to send it again (a retried request).
+    func seek(to offset: Int64, origin: Int32) -> Int32 {
+        guard origin == SEEK_SET, offset >= 0 else { return ANCURL_SEEKFUNC_CANTSEEK }
+        switch request.body {
+        case .data, .file:
+            guard let length = request.body.length, offset <= length else { return ANCURL_SEEKFUNC_FAIL }
+            bodyOffset = offset
+            bytesSent = offset
+            pendingSent = true
+            core.notePending(self)
+            return ANCURL_SEEKFUNC_OK
+        case .empty, .producer:
+            return ANCURL_SEEKFUNC_CANTSEEK
+        }
+    }
+
+    private func fail(_ reason: String) -> Int {
+        bodyFailure = reason
+        return Int(ANCURL_READFUNC_ABORT)
+    }
+}
+
+/// The C callbacks; `userdata` is the `CurlTransfer`, unretained (the core keeps it alive while
+/// curl may call).
+enum CurlCallbacks {
+    static let write: ancurl_data_callback = { buffer, size, count, userdata in
+        Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue().didReceive(buffer, count: size * count)
+    }
+
+    static let header: ancurl_data_callback = { buffer, size, count, userdata in
+        Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue().didReceiveHeader(buffer, count: size * count)
+    }
+
+    static let read: ancurl_data_callback = { buffer, size, count, userdata in
+        Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue().read(into: buffer, capacity: size * count)
+    }
+
+    static let seek: ancurl_seek_callback = { userdata, offset, origin in
+        Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue().seek(to: offset, origin: origin)
+    }
+}
+#endif
