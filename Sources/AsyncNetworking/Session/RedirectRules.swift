@@ -63,4 +63,34 @@ enum RedirectRules {
         default: return nil
         }
     }
+
+    /// Whether `status` is a redirect the library follows (with a `Location`).
+    static func isRedirect(_ status: Int) -> Bool { [301, 302, 303, 307, 308].contains(status) }
+
+    /// The request that follows a redirect, built as URLSession builds it (for a transport that
+    /// does not follow redirects itself): `Location` resolved against the response's URL; a 301
+    /// or 302 turns a POST into a GET and a 303 turns anything but HEAD into a GET — dropping the
+    /// body and its `Content-Type` and `Content-Length` — while 307 and 308 keep method and body.
+    /// `nil` when the response is no redirect or has no usable `Location`.
+    static func proposedRequest(after response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
+        guard isRedirect(response.statusCode),
+              let location = response.value(forHTTPHeaderField: "Location"),
+              let base = response.url ?? request.url,
+              let target = URL(string: location, relativeTo: base)?.absoluteURL
+        else { return nil }
+        var next = request
+        next.url = target
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let becomesGet = (response.statusCode == 303 && method != "HEAD")
+            || ((response.statusCode == 301 || response.statusCode == 302) && method == "POST")
+        if becomesGet {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in ["Content-Type", "Content-Length", "Transfer-Encoding"] {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return next
+    }
 }

@@ -7,12 +7,11 @@ import FoundationNetworking
 /// its delegate for, answered from ``SessionHooks`` (async closures run off the executor).
 extension SessionManager {
     func taskWillRedirect(
-        task: any TransportTask, response: HTTPURLResponse, newRequest: URLRequest,
+        taskIdentifier: Int, response: HTTPURLResponse, newRequest: URLRequest,
         completion: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // A task we cancelled (or no longer know, which means we cancelled it) is never answered:
         // answering after a cancel traps FoundationNetworking, and the cancel ends the task anyway.
-        let taskIdentifier = task.taskIdentifier
         guard let state = transfersByTask[taskIdentifier], isAwaitingDecision(state, taskIdentifier) else { return }
         if let scheme = RedirectRules.unsupportedScheme(of: newRequest.url) {
             return completion(refuseRedirect(state, scheme: scheme, response: response))
@@ -113,11 +112,10 @@ extension SessionManager {
     }
 
     func taskDidReceive(
-        challenge: URLAuthenticationChallenge, task: any TransportTask,
+        challenge: URLAuthenticationChallenge, taskIdentifier: Int,
         completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         // As for redirects: a task we cancelled is never answered (answering after a cancel can trap).
-        let taskIdentifier = task.taskIdentifier
         guard let state = transfersByTask[taskIdentifier], isAwaitingDecision(state, taskIdentifier) else { return }
         let method = challenge.protectionSpace.authenticationMethod
         // Trust and client-certificate challenges (Apple platforms only) keep the system's handling.

@@ -6,8 +6,8 @@ import FoundationNetworking
 /// What the manager does with each URLSession callback, once routed to its transfer.
 /// Everything here runs synchronously on the manager's executor (the delegate queue).
 extension SessionManager {
-    func taskDidReceive(response: URLResponse, task: any TransportTask) {
-        guard let state = transfersByTask[task.taskIdentifier] else { return }
+    func taskDidReceive(response: URLResponse, taskIdentifier: Int) {
+        guard let state = transfersByTask[taskIdentifier] else { return }
         guard let http = response as? HTTPURLResponse else {
             return fail(state, with: NetworkingError(
                 .transport(.badServerResponse), "the response is not HTTP", request: state.originalRequest
@@ -19,14 +19,14 @@ extension SessionManager {
         process(response: http, for: state)
     }
 
-    func taskDidReceive(data: Data, task: any TransportTask) {
-        guard let state = transfersByTask[task.taskIdentifier] else { return }
+    func taskDidReceive(data: Data, taskIdentifier: Int) {
+        guard let state = transfersByTask[taskIdentifier] else { return }
         if state.deferred != nil { return state.deferred!.append(.data(data)) }
         process(data: data, for: state)
     }
 
-    func taskDidSend(bytes: Int64, totalExpected: Int64, task: any TransportTask) {
-        guard let state = transfersByTask[task.taskIdentifier], bytes > 0 else { return }
+    func taskDidSend(bytes: Int64, totalExpected: Int64, taskIdentifier: Int) {
+        guard let state = transfersByTask[taskIdentifier], bytes > 0 else { return }
         // URLSession's running total can repeat or jump on Linux; the per-call delta is exact.
         state.bytesSent += bytes
         if state.expectedToSend == nil, totalExpected > 0 { state.expectedToSend = totalExpected }
@@ -34,8 +34,8 @@ extension SessionManager {
         if state.sink.wantsProgress { state.sink.didProgress(state.uploadProgress, upload: true) }
     }
 
-    func taskDidComplete(task: any TransportTask, error: (any Error)?) {
-        guard let state = transfersByTask[task.taskIdentifier] else { return }
+    func taskDidComplete(taskIdentifier: Int, error: (any Error)?) {
+        guard let state = transfersByTask[taskIdentifier] else { return }
         if state.deferred != nil, state.cancellation != nil {
             // Cancelled while a decision was pending: what was held back no longer matters.
             state.deferred = nil

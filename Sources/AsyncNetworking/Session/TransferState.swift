@@ -55,7 +55,8 @@ final class TransferState {
     let originalRequest: URLRequest
     /// The request the next URLSession task sends (changed by an upload's 307/308 re-send).
     var currentRequest: URLRequest
-    let upload: UploadSource
+    /// What the transfer sends; becomes `.none` when a redirect turns it into a GET.
+    var upload: UploadSource
     let options: TransferOptions
     let sink: any TransferSink
 
@@ -91,6 +92,10 @@ final class TransferState {
     var expectedToSend: Int64?
     var expectedToReceive: Int64?
     var redirectCount = 0
+    /// Credentials tried for this transfer (transports that answer challenges in the Session layer).
+    var authenticationAttempts = 0
+    /// A credential to send with the next attempt (set when a challenge was answered).
+    var credential: URLCredential?
 
     var startDate = Date()
     var startInstant = ContinuousClock.now

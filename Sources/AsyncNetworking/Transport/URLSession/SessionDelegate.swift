@@ -25,11 +25,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         // The disposition is ignored on Linux; cancellation goes through task.cancel().
         completionHandler(.allow)
-        manager?.assumeIsolated { $0.taskDidReceive(response: response, task: dataTask) }
+        manager?.assumeIsolated { $0.taskDidReceive(response: response, taskIdentifier: dataTask.taskIdentifier) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        manager?.assumeIsolated { $0.taskDidReceive(data: data, task: dataTask) }
+        manager?.assumeIsolated { $0.taskDidReceive(data: data, taskIdentifier: dataTask.taskIdentifier) }
     }
 
     func urlSession(
@@ -37,12 +37,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
         manager?.assumeIsolated {
-            $0.taskDidSend(bytes: bytesSent, totalExpected: totalBytesExpectedToSend, task: task)
+            $0.taskDidSend(bytes: bytesSent, totalExpected: totalBytesExpectedToSend, taskIdentifier: task.taskIdentifier)
         }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        manager?.assumeIsolated { $0.taskDidComplete(task: task, error: error) }
+        manager?.assumeIsolated { $0.taskDidComplete(taskIdentifier: task.taskIdentifier, error: error) }
     }
 
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
@@ -59,7 +59,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // answering a cancelled task traps FoundationNetworking, so stay silent.
         guard let manager else { return }
         manager.assumeIsolated {
-            $0.taskWillRedirect(task: task, response: response, newRequest: request, completion: completionHandler)
+            $0.taskWillRedirect(taskIdentifier: task.taskIdentifier, response: response, newRequest: request, completion: completionHandler)
         }
     }
 
@@ -71,7 +71,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // hanging on Linux; without a credential the answer is always an explicit cancel.
         guard let manager else { return }  // cancelled with the session, as for redirects
         manager.assumeIsolated {
-            $0.taskDidReceive(challenge: challenge, task: task, completion: completionHandler)
+            $0.taskDidReceive(challenge: challenge, taskIdentifier: task.taskIdentifier, completion: completionHandler)
         }
     }
 
