@@ -112,7 +112,9 @@ struct CurlTransferOptions: Sendable, Hashable {
     var connectTimeout: Duration?
     /// Fails with `CURLE_OPERATION_TIMEDOUT` when no byte (head, body, or request body) moves for
     /// this long while neither side is paused; measured by the loop itself, to within a few
-    /// milliseconds of the loop's turn. Default `nil`: never.
+    /// milliseconds of the loop's turn. The clock starts when the loop adds the transfer, so time
+    /// spent waiting inside curl for a connection (``CurlMultiLoop/Configuration/maxHostConnections``)
+    /// counts, as URLSession's request timeout does. Default `nil`: never.
     var idleTimeout: Duration?
     /// Fails when the whole transfer takes longer (`CURLOPT_TIMEOUT_MS`). Default `nil`: never.
     var totalTimeout: Duration?
