@@ -22,7 +22,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case unsupportedScheme(String)
         /// Parameters could not be encoded into the request (for example a `NaN` for JSON).
         case requestSerializationFailed
-        /// URLSession reported a transport failure; the associated code is URLSession's.
+        /// The transport (URLSession, or libcurl mapped to the same codes) reported a failure.
         case transport(URLError.Code)
         /// The response arrived but its status code was not acceptable.
         case unacceptableStatusCode(Int)
@@ -48,6 +48,9 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case unsupportedOperation
         /// The server required authentication and no (or no accepted) credential was available.
         case authenticationFailed
+        /// The manager's transport could not start: the message names what is missing (for the
+        /// curl transport, `libcurl.so.4` and why it could not be loaded).
+        case transportUnavailable
     }
 
     /// What went wrong.
@@ -131,6 +134,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .unsupportedScheme(let scheme): "unsupportedScheme(\(scheme))"
         case .requestSerializationFailed: "requestSerializationFailed"
         case .transport(let code): "transport(\(code.rawValue))"
+        case .transportUnavailable: "transportUnavailable"
         case .unacceptableStatusCode(let code): "unacceptableStatusCode(\(code))"
         case .unacceptableContentType(let type): "unacceptableContentType(\(type ?? "none"))"
         case .responseSerializationFailed: "responseSerializationFailed"

@@ -16,6 +16,12 @@ final class EventChannel: Sendable {
     private struct State: Sendable {
         var buffer: EventBuffer<Waiter>
         var spill: SpillFile?
+        /// Body bytes the consumer has taken.
+        var consumed: Int64 = 0
+        /// Flow control (curl): told the consumed total every ``reportStep`` bytes.
+        var reporter: (@Sendable (Int64) -> Void)?
+        var reportStep: Int64 = .max
+        var lastReported: Int64 = 0
         /// Where the next spilled chunk is written; back to 0 once everything spilled was read.
         var spillEnd: Int64 = 0
         /// The consumer is reading a spilled range outside the lock: the file must not be rewound.
@@ -152,6 +158,7 @@ final class EventChannel: Sendable {
             }
             switch action {
             case .event(let event):
+                if case .data(let data) = event { didConsume(data.count) }
                 return event
             case .readSpill(let offset, let length):
                 guard let spill else { preconditionFailure("spilled data without a spill file") }
@@ -167,7 +174,9 @@ final class EventChannel: Sendable {
                     state.readingSpill = false
                 }
                 do {
-                    return .data(try result.get())
+                    let data = try result.get()
+                    didConsume(data.count)
+                    return .data(data)
                 } catch {
                     consumerLeft()
                     throw error
@@ -186,6 +195,34 @@ final class EventChannel: Sendable {
                 }
             }
         }
+    }
+
+    // MARK: Flow control (the curl transport)
+
+    /// Starts reporting what the consumer reads to `report` (every quarter window) and returns the
+    /// window: how far the transport may deliver ahead of the consumer before it pauses the
+    /// transfer's receive side. It stays under the high-water mark, so nothing spills.
+    func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int? {
+        state.withLock { state in
+            let window = max(16 << 10, state.buffer.policy.highWaterMark * 3 / 4)
+            state.reporter = report
+            state.reportStep = Int64(max(1, window / 4))
+            state.lastReported = state.consumed
+            return window
+        }
+    }
+
+    /// Body bytes the consumer has read so far.
+    var consumedBytes: Int64 { state.withLock { $0.consumed } }
+
+    private func didConsume(_ count: Int) {
+        let due = state.withLock { state -> (@Sendable (Int64) -> Void, Int64)? in
+            state.consumed += Int64(count)
+            guard let reporter = state.reporter, state.consumed - state.lastReported >= state.reportStep else { return nil }
+            state.lastReported = state.consumed
+            return (reporter, state.consumed)
+        }
+        if let (report, total) = due { report(total) }
     }
 
     /// The consumer is gone (cancelled, or dropped every reference to the stream): discard what is

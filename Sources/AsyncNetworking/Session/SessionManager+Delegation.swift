@@ -36,7 +36,7 @@ extension SessionManager {
 
     func taskDidComplete(taskIdentifier: Int, error: (any Error)?) {
         guard let state = transfersByTask[taskIdentifier] else { return }
-        if state.deferred != nil, state.cancellation != nil {
+        if state.deferred != nil, state.cancellation != nil || state.isPausing {
             // Cancelled while a decision was pending: what was held back no longer matters.
             state.deferred = nil
             state.pendingAuthentication = nil
@@ -44,7 +44,7 @@ extension SessionManager {
         if state.deferred != nil {
             state.deferred!.append(.complete(error))
             // A held-back 401/407 whose challenge never came is final.
-            if state.pendingAuthentication != nil { deliverPendingAuthentication(of: state) }
+            if state.pendingAuthentication != nil, !state.challengePending { deliverPendingAuthentication(of: state) }
             return
         }
         process(completionError: error, for: state)

@@ -14,7 +14,12 @@ extension SessionManager {
         guard lifecycle == .active else { return await waitForInvalidation() }
         lifecycle = .finishing
         failWaitingTransfers()
-        delegateQueue.bypassing { session.finishTasksAndInvalidate() }
+        switch engine {
+        case .urlSession: delegateQueue.bypassing { session.finishTasksAndInvalidate() }
+        #if os(Linux) && canImport(CCurlShim)
+        case .curl, .curlUnavailable: completeCurlInvalidationIfIdle()
+        #endif
+        }
         await waitForInvalidation()
     }
 
@@ -29,7 +34,14 @@ extension SessionManager {
             for state in transfers.values where state.phase == .running && state.cancellation == nil {
                 state.cancellation = reason
             }
-            delegateQueue.bypassing { session.invalidateAndCancel() }
+            switch engine {
+            case .urlSession: delegateQueue.bypassing { session.invalidateAndCancel() }
+            #if os(Linux) && canImport(CCurlShim)
+            case .curl, .curlUnavailable:
+                for state in Array(transfers.values) where state.phase == .running { cancelTransfer(state.id, reason: reason) }
+                completeCurlInvalidationIfIdle()
+            #endif
+            }
         }
         await waitForInvalidation()
     }
@@ -56,6 +68,9 @@ extension SessionManager {
     }
 
     func sessionDidBecomeInvalid() {
+        // With curl, the manager invalidates its (unused) URLSession itself once idle; the
+        // delegate's later report of it finds the work done.
+        guard lifecycle != .invalidated else { return }
         lifecycle = .invalidated
         // URLSession has completed every task by now; anything left never had a task.
         endEverything(NetworkingError(.sessionInvalidated, "the session was invalidated"))

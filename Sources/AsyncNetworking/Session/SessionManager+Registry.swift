@@ -64,10 +64,27 @@ extension SessionManager {
             state.phase = .running
             return finish(state, .failure(error.adding(request: state.originalRequest, response: state.response)))
         }
-        let task = delegateQueue.bypassing { makeTask(for: state, request: request, fileLength: fileLength ?? 0) }
-        transfersByTask[task.taskIdentifier] = state
-        state.didStart(task, gate: delegateQueue)
-        delegateQueue.bypassing { task.resume() }
+        switch engine {
+        case .urlSession:
+            let task = delegateQueue.bypassing { makeTask(for: state, request: request, fileLength: fileLength ?? 0) }
+            transfersByTask[task.taskIdentifier] = state
+            state.didStart(task, gate: delegateQueue)
+            delegateQueue.bypassing { task.resume() }
+        #if os(Linux) && canImport(CCurlShim)
+        case .curl(let curl):
+            do throws(NetworkingError) {
+                let attempt = try startCurlAttempt(state, request: request, fileLength: fileLength ?? 0, on: curl)
+                transfersByTask[attempt.taskIdentifier] = state
+                state.didStart(attempt, gate: nil)
+            } catch {
+                state.phase = .running
+                return finish(state, .failure(error.adding(request: state.originalRequest, response: state.response)))
+            }
+        case .curlUnavailable(let message):
+            state.phase = .running
+            return finish(state, .failure(NetworkingError(.transportUnavailable, message, request: state.originalRequest)))
+        #endif
+        }
         broadcast(.transferResumed(state.id, request))
     }
 
@@ -185,5 +202,8 @@ extension SessionManager {
         if case .now(let error) = state.sink.didFinish(result, for: state) {
             broadcast(.transferCompleted(state.id, error))
         }
+        #if os(Linux) && canImport(CCurlShim)
+        if lifecycle != .active { completeCurlInvalidationIfIdle() }
+        #endif
     }
 }

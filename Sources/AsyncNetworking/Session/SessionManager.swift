@@ -29,7 +29,10 @@ public actor SessionManager {
     /// The delegate queue (backpressure on Linux); URLSession calls go through its `bypassing`.
     nonisolated let delegateQueue: DelegateQueue
     /// The underlying URLSession. Its delegate is the manager; do not create tasks on it directly.
+    /// With the curl transport it carries no transfer.
     public nonisolated let session: URLSession
+    /// The engine behind ``transport``.
+    nonisolated let engine: TransportEngine
 
     /// The registry: every transfer not yet finished, by its stable identifier.
     var transfers: [TransferID: TransferState] = [:]
@@ -61,17 +64,22 @@ public actor SessionManager {
         executor.asUnownedSerialExecutor()
     }
 
-    /// Creates a manager with its own URLSession.
+    /// Creates a manager.
     ///
     /// - Parameters:
     ///   - configuration: the session's configuration. Default: ``defaultConfiguration()``, tuned for
-    ///     services (no URL cache, no cookies, no credential storage).
+    ///     services (no URL cache, no cookies, no credential storage). The curl transport reads its
+    ///     `httpAdditionalHeaders`, `timeoutIntervalForRequest`, `timeoutIntervalForResource` and
+    ///     `httpMaximumConnectionsPerHost`; it keeps no cookies and no URL cache.
     ///   - maxConcurrentTransfers: at most this many transfers run at once; more wait in priority
-    ///     order (see ``TransferOptions/priority``). Default `nil`: no limit beyond URLSession's own
-    ///     `httpMaximumConnectionsPerHost`.
+    ///     order (see ``TransferOptions/priority``). Default `nil`: no limit beyond the per-host
+    ///     connection limit (`httpMaximumConnectionsPerHost`).
+    ///   - transport: the engine. Default ``Transport/platformDefault``: curl on Linux, URLSession
+    ///     on Apple platforms.
     public init(
         configuration: URLSessionConfiguration = SessionManager.defaultConfiguration(),
-        maxConcurrentTransfers: Int? = nil
+        maxConcurrentTransfers: Int? = nil,
+        transport: Transport = .platformDefault
     ) {
         let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
         let delegateQueue = DelegateQueue(underlyingQueue: executor.queue)
@@ -81,7 +89,27 @@ public actor SessionManager {
         self.delegateQueue = delegateQueue
         self.scheduler = TransferScheduler(limit: maxConcurrentTransfers)
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        #if os(Linux) && canImport(CCurlShim)
+        let relay = CurlEventRelay()
+        switch transport {
+        case .urlSession:
+            engine = .urlSession
+        case .curl, .curlOrURLSession:
+            do throws(CurlLibraryError) {
+                engine = .curl(try CurlSessionTransport(configuration: configuration) { [relay] events in
+                    relay.manager?.perform { $0.curlDidDeliver(events) }
+                })
+            } catch {
+                engine = transport == .curl ? .curlUnavailable(error.message) : .urlSession
+            }
+        }
+        #else
+        engine = .urlSession
+        #endif
         delegate.attach(self)
+        #if os(Linux) && canImport(CCurlShim)
+        relay.manager = self
+        #endif
     }
 
     /// Runs once the last reference is gone. URLSession retains its delegate until invalidated and
@@ -94,6 +122,9 @@ public actor SessionManager {
     /// (Not an `isolated deinit`: Swift 6.3 reports a "circular reference" when optimising a client
     /// module of an actor whose deinit is isolated.)
     deinit {
+        #if os(Linux) && canImport(CCurlShim)
+        if case .curl(let curl) = engine { curl.loop.requestShutdown() }
+        #endif
         delegateQueue.bypassing { session.invalidateAndCancel() }
         observers.finishAll()
     }

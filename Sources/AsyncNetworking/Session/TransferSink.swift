@@ -27,6 +27,14 @@ protocol TransferSink: AnyObject {
     var supportsPause: Bool { get }
     /// The running task was stopped for a pause; the transfer waits for ``TransferHandle/resume()``.
     func didPause(transfer: TransferState)
+
+    /// For a transport with per-transfer flow control (curl): how many bytes may be delivered
+    /// ahead of the consumer before the transfer pauses its receive side, or `nil` when this sink
+    /// needs no flow control. `report` is to be called with the running total of body bytes the
+    /// consumer has read, now and then, from any thread.
+    func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int?
+    /// The body bytes the consumer has read so far (for ``flowControlWindow(report:)``).
+    var consumedBytes: Int64 { get }
 }
 
 /// What a sink made of a transfer's end.
@@ -51,6 +59,8 @@ extension TransferSink {
     }
     var supportsPause: Bool { false }
     func didPause(transfer: TransferState) {}
+    func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int? { nil }
+    var consumedBytes: Int64 { 0 }
 }
 
 /// Feeds a transfer into an ``EventChannel`` for its ``TransferEvents`` consumer.
@@ -79,6 +89,12 @@ final class ChannelSink: TransferSink {
     func didProgress(_ progress: TransferProgress, upload: Bool) {
         channel.send(progress: progress, upload: upload)
     }
+
+    func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int? {
+        channel.flowControlWindow(report: report)
+    }
+
+    var consumedBytes: Int64 { channel.consumedBytes }
 
     func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) -> FinishOutcome {
         switch result {

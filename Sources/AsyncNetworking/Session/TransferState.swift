@@ -75,6 +75,9 @@ final class TransferState {
     var refusedChallenge = false
     /// A 401/407 held back until its challenge is answered (a credential retry replaces it).
     var pendingAuthentication: HTTPURLResponse?
+    /// A challenge the manager itself raised (curl) is being decided: the held-back 401/407 is
+    /// not final just because its attempt ended.
+    var challengePending = false
     /// Set while a running task is being stopped for a pause (its -999 is not the end).
     var isPausing = false
     /// `resume()` arrived while the pause was still landing: start again as soon as it has.

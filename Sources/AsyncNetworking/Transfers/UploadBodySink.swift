@@ -46,6 +46,12 @@ final class UploadBodySink: TransferSink {
         inner.didProgress(progress, upload: upload)
     }
 
+    func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int? {
+        inner.flowControlWindow(report: report)
+    }
+
+    var consumedBytes: Int64 { inner.consumedBytes }
+
     func didFinish(_ result: Result<TransferMetrics, NetworkingError>, for transfer: TransferState) -> FinishOutcome {
         resources.release()
         return inner.didFinish(result, for: transfer)

@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension SessionManager {
+    /// Which engine moves a manager's bytes. Nothing else a user writes changes with it: events,
+    /// awaits, batches, downloads, uploads and the HTTP layer behave the same on both.
+    public enum Transport: Sendable, Hashable {
+        /// libcurl's multi interface, driven by a thread of the manager's own (Linux only):
+        /// per-transfer flow control, no process-wide work queue. `libcurl.so.4` is loaded at
+        /// first use — it is the library FoundationNetworking links, so it is present wherever
+        /// Swift runs on Linux. If it cannot be loaded, every transfer fails with
+        /// ``NetworkingError/Kind/transportUnavailable``, naming the library.
+        case curl
+        /// `URLSession` (FoundationNetworking on Linux): the default on Apple platforms.
+        case urlSession
+        /// ``curl`` when libcurl loads, else ``urlSession``.
+        case curlOrURLSession
+
+        /// ``curl`` on Linux, ``urlSession`` elsewhere. On Linux the environment variable
+        /// `ASYNCNETWORKING_TRANSPORT=urlsession` selects URLSession instead (`curl` selects curl).
+        public static var platformDefault: Transport {
+            #if os(Linux)
+            switch ProcessInfo.processInfo.environment["ASYNCNETWORKING_TRANSPORT"]?.lowercased() {
+            case "urlsession": return .urlSession
+            default: return .curl
+            }
+            #else
+            return .urlSession
+            #endif
+        }
+    }
+
+    /// The transport this manager runs on (``Transport/curlOrURLSession`` resolved).
+    public nonisolated var transport: Transport {
+        #if os(Linux) && canImport(CCurlShim)
+        if case .curl = engine { return .curl }
+        if case .curlUnavailable = engine { return .curl }
+        #endif
+        return .urlSession
+    }
+}
+
+/// The engine a manager resolved its ``SessionManager/Transport`` to.
+enum TransportEngine: Sendable {
+    case urlSession
+    #if os(Linux) && canImport(CCurlShim)
+    case curl(CurlSessionTransport)
+    /// Curl was asked for and libcurl could not be loaded: transfers fail with this message.
+    case curlUnavailable(String)
+    #endif
+}
+
+/// Hands curl's batches to a manager created after the transport (the loop exists first).
+final class CurlEventRelay: @unchecked Sendable {
+    // reason: `manager` is written once in SessionManager.init, before any transfer can start
+    // (so before any batch), and only read afterwards.
+    weak var manager: SessionManager?
+}
