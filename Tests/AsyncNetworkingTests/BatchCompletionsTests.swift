@@ -44,8 +44,8 @@ struct BatchCompletionsTests {
     }
 
     @Test func droppingTheSequenceCancelsTheMembers() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
-            let requests = BatchFixtures.delayRequests(server, [0] + Array(repeating: 20_000, count: 5))
+        try await withServerAndManager { server, manager in
+            let requests = BatchFixtures.delayRequests(server, [0] + Array(repeating: neverEnding, count: 5))
             do {
                 for await (index, _) in manager.completions(for: requests, width: 4) {
                     // Member 0 ended, so member 4 has started in its slot.
@@ -61,8 +61,8 @@ struct BatchCompletionsTests {
     }
 
     @Test func cancellingTheConsumerCancelsTheMembersAndEndsTheSequence() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
-            let requests = BatchFixtures.delayRequests(server, Array(repeating: 20_000, count: 10))
+        try await withServerAndManager { server, manager in
+            let requests = BatchFixtures.delayRequests(server, Array(repeating: neverEnding, count: 10))
             let consumer = Task {
                 var indices: [Int] = []
                 for await (index, _) in manager.completions(for: requests, width: 3) { indices.append(index) }
@@ -79,8 +79,8 @@ struct BatchCompletionsTests {
     }
 
     @Test func failFastEndsTheSequenceAfterTheFirstFailure() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
-            var requests = BatchFixtures.delayRequests(server, [20_000])
+        try await withServerAndManager { server, manager in
+            var requests = BatchFixtures.delayRequests(server, [neverEnding])
             requests.append(BatchFixtures.unsupportedScheme)
             requests += (2..<5).map { URLRequest(url: server.url("/delay/0?i=\($0)")) }
             var delivered: [(Int, NetworkingError.Kind?)] = []

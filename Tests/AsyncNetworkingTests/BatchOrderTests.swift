@@ -120,7 +120,7 @@ struct BatchOrderTests {
     }
 
     @Test func thousandSmallRequestsCompleteWithEveryBodyCorrect() async throws {
-        try await withServerAndManager(deadline: 120) { server, manager in
+        try await withServerAndManager(deadline: 5 * hangDeadline) { server, manager in
             let members = (0..<1000).map { BatchFixtures.seeded(server, size: $0 % 97 + 1, seed: $0) }
             let results = try await manager.data(for: members.map(\.0))
             #expect(results.count == 1000)
@@ -134,7 +134,7 @@ struct BatchOrderTests {
     }
 
     @Test func thousandSmallRequestsStreamedAsTheyFinishAreAllCorrect() async throws {
-        try await withServerAndManager(deadline: 120) { server, manager in
+        try await withServerAndManager(deadline: 5 * hangDeadline) { server, manager in
             let members = (0..<1000).map { BatchFixtures.seeded(server, size: $0 % 89 + 1, seed: 5000 + $0) }
             var seen = Set<Int>()
             var wrong = 0

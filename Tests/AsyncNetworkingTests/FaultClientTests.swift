@@ -20,7 +20,7 @@ struct FaultClientTests {
     }
 
     @Test func thousandTransfersCancelledAtRandomMoments() async throws {
-        try await withServerAndManager(deadline: 120) { server, manager in
+        try await withServerAndManager(deadline: 5 * hangDeadline) { server, manager in
             var cancelled = 0
             var finished = 0
             try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -61,7 +61,7 @@ struct FaultClientTests {
     }
 
     @Test func invalidatingWithHundredTransfersInFlight() async throws {
-        try await withServerAndManager(deadline: 60) { server, manager in
+        try await withServerAndManager { server, manager in
             let handles = try await withThrowingTaskGroup(of: TransferHandle.self) { group in
                 for i in 0..<100 {
                     let url = server.url(i.isMultiple(of: 2) ? "/delay/5000" : "/drip?bytes=100&chunks=100&delay=50")

@@ -82,7 +82,7 @@ struct FaultFileTests {
     @Test func fileUploadsCancelledAtRandomMomentsNeverCrashTheProcess() async throws {
         // Raw URLSession traps (a `try!` on curl_easy_pause, error 43) when a file upload is
         // cancelled while its DispatchIO read is in flight; file uploads here are body streams.
-        try await withServerAndManager(deadline: 120) { server, manager in
+        try await withServerAndManager(deadline: 5 * hangDeadline) { server, manager in
             try await TransfersSupport.withDirectory { directory in
                 let file = directory.appendingPathComponent("upload.bin")
                 try TransfersSupport.writeSeeded(file, seed: 8, count: 8 << 20)

@@ -18,7 +18,7 @@ struct FaultTransportTests {
     /// A server and a manager with the default timeout (only the two timeout cases shorten it:
     /// on a busy runner a 1 s idle timeout can fire on any request).
     private func withServer<T: Sendable>(_ body: @escaping @Sendable (LoopbackServer, SessionManager) async throws -> T) async throws -> T {
-        try await withServerAndManager(deadline: 30, body)
+        try await withServerAndManager(body)
     }
 
     private func expectTransport(
@@ -26,7 +26,7 @@ struct FaultTransportTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let timeout: Double = shortTimeout ? 1 : 60
-        try await withServerAndManager(deadline: 30, configure: { $0.timeoutIntervalForRequest = timeout }) { server, manager in
+        try await withServerAndManager(configure: { $0.timeoutIntervalForRequest = timeout }) { server, manager in
             let error = await expectNetworkingError { try await manager.data(from: server.url(path)) }
             #expect(error?.kind == .transport(expected), "\(path): \(String(describing: error))", sourceLocation: sourceLocation)
             #expect((error?.response != nil) == expectResponse, "\(path): response present", sourceLocation: sourceLocation)

@@ -12,10 +12,21 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
     var description: String { "the test body did not finish within \(seconds) s" }
 }
 
+/// How long a test waits for something that must happen before calling it a hang. Tests assert
+/// outcomes, never speeds: Swift Testing starts every test at once, so on a busy 2-core machine a
+/// test may wait its turn for seconds. Speed lives in `Benchmarks/`.
+let hangDeadline: Double = 60
+
+/// A `/delay/MS` or `/drip` pause (milliseconds) that outlasts any test: a transfer that must still
+/// be running when the test acts on it (cancels it, invalidates the session) waits this long, so a
+/// slow machine can never let it end first. The server's sleeps wake at once on `stop()`.
+let neverEnding = 600_000
+
 /// Runs `body`, failing with ``DeadlineExceeded`` if it takes longer than `seconds`. Every test that
-/// talks to a server uses this, so a hang is a failure, not a stuck CI run.
+/// talks to a server uses this, so a hang is a failure, not a stuck CI run. The default is twice
+/// ``hangDeadline``, so an ``eventually`` inside the body reports its own condition first.
 func withDeadline<T: Sendable>(
-    _ seconds: Double = 30,
+    _ seconds: Double = 2 * hangDeadline,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
@@ -35,7 +46,7 @@ func withDeadline<T: Sendable>(
 /// Starts a loopback server and a manager, runs `body`, then invalidates the manager and stops the
 /// server whatever happens, within a deadline.
 func withServerAndManager<T: Sendable>(
-    deadline: Double = 30,
+    deadline: Double = 2 * hangDeadline,
     maxConcurrentTransfers: Int? = nil,
     configure: @Sendable (URLSessionConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (LoopbackServer, SessionManager) async throws -> T
@@ -55,8 +66,9 @@ func withServerAndManager<T: Sendable>(
     }
 }
 
-/// Polls `condition` until it holds or `seconds` pass; returns whether it held.
-func eventually(_ seconds: Double = 5, _ condition: @Sendable () async -> Bool) async -> Bool {
+/// Polls `condition` until it holds or `seconds` pass; returns whether it held. The default only
+/// catches hangs (``hangDeadline``): never use a short window to claim that something is fast.
+func eventually(_ seconds: Double = hangDeadline, _ condition: @Sendable () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if await condition() { return true }

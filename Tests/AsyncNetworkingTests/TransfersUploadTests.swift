@@ -63,7 +63,7 @@ struct TransfersUploadTests {
                 #expect(json["bytes"] as? Int == Self.count)
                 #expect(json["checksum"] as? String == String(TransfersSupport.checksum(seed: 9, count: Self.count)))
                 #expect(json["chunked"] as? Bool == (source == .streamChunked))
-                #expect(await eventually(10) { Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).isSubset(of: Set(before)) }, "the spooled body was deleted")
+                #expect(await eventually { Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).isSubset(of: Set(before)) }, "the spooled body was deleted")
             }
         }
     }
@@ -82,7 +82,7 @@ struct TransfersUploadTests {
             let error = await expectNetworkingError { try await manager.upload(for: request, from: failing) }
             #expect(error?.kind == .requestSerializationFailed)
             #expect(error?.underlyingError is Boom)
-            #expect(await eventually(10) { Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).isSubset(of: Set(before)) })
+            #expect(await eventually { Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).isSubset(of: Set(before)) })
             #expect(TransfersSupport.requests(server, path: "/upload").isEmpty, "nothing was sent")
         }
     }
@@ -133,7 +133,7 @@ struct TransfersUploadTests {
             let error = await expectNetworkingError { try await upload.value }
             #expect(error?.kind == .cancelled)
             #expect(ContinuousClock.now - start < .seconds(2))
-            #expect(await eventually(10) { Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).isSubset(of: Set(before)) })
+            #expect(await eventually { Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).isSubset(of: Set(before)) })
             #expect(TransfersSupport.requests(server, path: "/upload").isEmpty)
         }
     }
@@ -148,7 +148,7 @@ struct TransfersUploadTests {
             handle.cancel()
             let error = await expectNetworkingError { _ = try await collectEvents(handle) }
             #expect(error?.kind == .cancelled)
-            #expect(await eventually(10) { Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).isSubset(of: Set(before)) })
+            #expect(await eventually { Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).isSubset(of: Set(before)) })
         }
     }
 }
