@@ -72,10 +72,10 @@ struct FaultTransportTests {
     }
 
     @Test func connectionRefused() async throws {
-        let server = try LoopbackServer()
-        let url = server.url("/bytes/1")
-        server.stop()
-        try await withDeadline(10) {
+        let port = try RefusingPort()
+        defer { port.close() }
+        let url = port.url("/bytes/1")
+        try await withDeadline {
             let manager = SessionManager()
             let error = await expectNetworkingError { try await manager.data(from: url) }
             #expect(error?.kind == .transport(.cannotConnectToHost))

@@ -71,12 +71,10 @@ struct HTTPHookTests {
                 return .useCredential(URLCredential(user: "user", password: "secret", persistence: .none))
             }))
             let digest = #"WWW-Authenticate: Digest realm="loopback", nonce="abc123", qop="auth", algorithm=MD5"#
-            let start = ContinuousClock.now
             let error = await expectNetworkingError {
                 try await client.get("status/401", parameters: ["noauth": "1", "header": .string(digest)], as: Document.self)
             }
             #expect(error?.kind == .unacceptableStatusCode(401), "the 401 is the result, not a hang")
-            #expect(ContinuousClock.now - start < .seconds(10))
             #if canImport(FoundationNetworking)
             // FoundationNetworking only raises challenges for Basic: a Digest 401 reaches neither
             // the hook nor a registered credential, and no Authorization header is ever sent.
@@ -163,9 +161,10 @@ struct HTTPHookTests {
             let error = await expectNetworkingError { try await client.request(.get, "bytes/100000") }
             #expect(error?.kind == .cancelled)
             // URLSession will never confirm cancelling a task that has already ended: the transfer
-            // must finish at once, not after the manager's 5 s cancellation watchdog.
+            // must finish at once, not after the manager's 5 s cancellation watchdog. The watchdog
+            // can never fire early, so 5 s is the bound that tells the two apart (not a speed claim).
             let decision = try #require(decided.withLock { $0 })
-            #expect(ContinuousClock.now - decision < .seconds(3))
+            #expect(ContinuousClock.now - decision < .seconds(5))
             #expect(error?.response?.statusCode == 200, "the cancelled response is reported")
             #expect(try await client.get("json", as: Document.self).ok, "allowed responses go on")
             #expect(server.requests.count == 2)

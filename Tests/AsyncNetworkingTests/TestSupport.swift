@@ -114,3 +114,49 @@ func expectNetworkingError<T>(
         return nil
     }
 }
+
+/// A port on 127.0.0.1 where every connection is refused, for as long as it is held: a socket
+/// bound to it that never listens. A stopped server's port is no good in a parallel run: another
+/// test's server may be given it at once.
+final class RefusingPort: Sendable {
+    let port: UInt16
+    private let descriptor: Int32
+
+    struct Failed: Error { let call: String; let errno: Int32 }
+
+    init() throws {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw Failed(call: "socket", errno: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else {
+            let error = errno
+            _ = Foundation.close(descriptor)
+            throw Failed(call: "bind", errno: error)
+        }
+        self.descriptor = descriptor
+        self.port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// `http://127.0.0.1:PORT` followed by `pathAndQuery`.
+    func url(_ pathAndQuery: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")!
+    }
+
+    /// Frees the port; call once, when the test is done with it.
+    func close() {
+        _ = Foundation.close(descriptor)
+    }
+}
