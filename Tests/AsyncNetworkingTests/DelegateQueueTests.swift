@@ -42,7 +42,10 @@ struct DelegateQueueTests {
         let added = addFromAnotherThread(queue, count: 3)
         #expect(await eventually { added.withLock { $0 } == 2 })
         // What the manager does around URLSession calls that wait for URLSession's thread.
-        queue.bypassing { Thread.sleep(forTimeInterval: 0.3) }
+        queue.bypassing {
+            let deadline = Date().addingTimeInterval(hangDeadline)
+            while added.withLock({ $0 }) < 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        }
         #expect(added.withLock { $0 } == 3, "the waiting add went on during the bypass")
         underlying.resume()
     }

@@ -12,7 +12,7 @@ struct LifecycleTests {
         try await withServerAndManager { server, manager in
             var handles: [TransferHandle] = []
             for _ in 0..<10 {
-                handles.append(try await manager.dataTask(with: URLRequest(url: server.url("/delay/10000"))))
+                handles.append(try await manager.dataTask(with: URLRequest(url: server.url("/delay/\(neverEnding)"))))
             }
             #expect(await eventually { server.stats.inFlight >= 6 })
             await manager.invalidateAndCancel()
@@ -86,7 +86,7 @@ struct LifecycleTests {
         try await withServerAndManager(maxConcurrentTransfers: 1) { server, manager in
             let events = await manager.sessionEvents()
             // The first transfer holds the only slot until it is cancelled.
-            let first = try await manager.dataTask(with: URLRequest(url: server.url("/delay/20000")))
+            let first = try await manager.dataTask(with: URLRequest(url: server.url("/delay/\(neverEnding)")))
             let second = try await manager.dataTask(with: URLRequest(url: server.url("/bytes/10")))
             #expect(await manager.waitingTransferCount == 1)
             try await second.suspend()
