@@ -78,7 +78,7 @@ struct LifecycleTests {
         _ = try await collectEvents(held)
         _ = await expectNetworkingError { try await manager.data(from: server.url("/fault/close")) }
         await manager.invalidateAndCancel()
-        let names = try await withDeadline(10) { await collector.value }
+        let names = try await withDeadline { await collector.value }
         #expect(names == ["resumed", "completed", "resumed", "completed", "resumed", "failed", "invalidated"])
     }
 
