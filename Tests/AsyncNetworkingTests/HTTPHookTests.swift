@@ -151,10 +151,15 @@ struct HTTPHookTests {
     @Test func responseHookCancelFailsWithCancelled() async throws {
         try await withClient { server, client async throws in
             let decided = Mutex<ContinuousClock.Instant?>(nil)
+            let manager = client.manager
             await client.manager.setHooks(SessionHooks(response: { response, _ in
                 guard response.url?.path == "/bytes/100000" else { return .allow }
-                // Decide late, so the whole body has arrived and the URLSession task has ended.
-                try? await Task.sleep(for: .milliseconds(300))
+                // Decide late: once the whole body has arrived and the URLSession task has ended
+                // (waited for, not slept for: a busy machine can take any time).
+                let deadline = ContinuousClock.now + .seconds(hangDeadline)
+                while await !manager.hasAnEndedTaskAwaitingADecision, ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
                 decided.withLock { $0 = .now }
                 return .cancel
             }))
@@ -186,6 +191,15 @@ struct HTTPHookTests {
             #expect(fromHandle?.kind == .responseTooLarge(limit: 1_000))
             #expect(try await limited.get("bytes/1000", serializer: DataResponseSerializer()).count == 1_000, "at the limit is fine")
             #expect(try await client.get("bytes/50000", serializer: DataResponseSerializer()).count == 50_000, "the copy's limit only")
+        }
+    }
+}
+
+extension SessionManager {
+    /// Whether some transfer's URLSession task has ended while its response awaits a hook's decision.
+    var hasAnEndedTaskAwaitingADecision: Bool {
+        transfers.values.contains { state in
+            state.deferred?.contains { if case .complete = $0 { true } else { false } } ?? false
         }
     }
 }
