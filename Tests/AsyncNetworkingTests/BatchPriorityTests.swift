@@ -105,7 +105,7 @@ struct BatchPriorityTests {
     @Test func theBatchWidthAndTheManagerLimitBothApply() async throws {
         try await withServerAndManager(maxConcurrentTransfers: 2) { server, manager in
             server.resetStats()
-            let results = try await manager.data(for: BatchFixtures.delayRequests(server, Array(repeating: 30, count: 10)), width: 5)
+            let results = try await manager.data(for: BatchFixtures.delayRequests(server, Array(repeating: 200, count: 10)), width: 5)
             #expect(results.count == 10)
             #expect(server.stats.maxInFlight <= 2)
             #expect(await manager.peakRunningTransferCount == 2)

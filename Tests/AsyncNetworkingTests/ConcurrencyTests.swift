@@ -64,7 +64,7 @@ struct ConcurrencyTests {
             server.resetStats()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<12 {
-                    let url = server.url("/delay/50")
+                    let url = server.url("/delay/300") // long enough for three to overlap on a busy machine
                     group.addTask { _ = try await manager.data(from: url) }
                 }
                 try await group.waitForAll()
