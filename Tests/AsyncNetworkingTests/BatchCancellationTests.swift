@@ -9,8 +9,8 @@ import LoopbackServer
 @Suite("Batch: cancellation of the parent task")
 struct BatchCancellationTests {
     @Test func cancellingTheParentStopsEveryMemberAndLeavesTheRegistryEmpty() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
-            let requests = BatchFixtures.delayRequests(server, Array(repeating: 20_000, count: 20))
+        try await withServerAndManager { server, manager in
+            let requests = BatchFixtures.delayRequests(server, Array(repeating: neverEnding, count: 20))
             let task = Task { try await manager.data(for: requests, width: 4) }
             #expect(await eventually { server.stats.inFlight == 4 })
             task.cancel()
@@ -23,8 +23,8 @@ struct BatchCancellationTests {
     }
 
     @Test func cancellingTheParentOfASettledBatchReportsEveryMemberCancelled() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
-            let requests = BatchFixtures.delayRequests(server, Array(repeating: 20_000, count: 12))
+        try await withServerAndManager { server, manager in
+            let requests = BatchFixtures.delayRequests(server, Array(repeating: neverEnding, count: 12))
             let task = Task { await manager.settledData(for: requests, width: 3) }
             #expect(await eventually { server.stats.inFlight == 3 })
             task.cancel()
@@ -44,8 +44,8 @@ struct BatchCancellationTests {
     }
 
     @Test func cancellingTheParentOfABatchWithProgressStopsEverything() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
-            let requests = BatchFixtures.delayRequests(server, Array(repeating: 20_000, count: 10))
+        try await withServerAndManager { server, manager in
+            let requests = BatchFixtures.delayRequests(server, Array(repeating: neverEnding, count: 10))
             let (progress, reporter) = BatchProgress.makeStream()
             let task = Task { try await manager.data(for: requests, width: 2, progress: reporter) }
             #expect(await eventually { server.stats.inFlight == 2 })
@@ -76,10 +76,10 @@ struct BatchCancellationTests {
     }
 
     @Test func cancellingTheParentOfAGenericBatchCancelsItsMembers() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
+        try await withServerAndManager { server, manager in
             let task = Task {
                 try await manager.batch(0..<6, width: 3) { manager, i in
-                    try await manager.data(from: server.url("/delay/20000?i=\(i)")).0
+                    try await manager.data(from: server.url("/delay/\(neverEnding)?i=\(i)")).0
                 }
             }
             #expect(await eventually { server.stats.inFlight == 3 })
@@ -91,7 +91,7 @@ struct BatchCancellationTests {
     }
 
     @Test func membersThatNeverStartedReportCancellationError() async throws {
-        try await withServerAndManager(deadline: 10) { _, manager in
+        try await withServerAndManager { _, manager in
             let task = Task {
                 await manager.settledBatch(0..<5, width: 1) { _, i in
                     try await Task.sleep(for: .seconds(20))

@@ -31,21 +31,23 @@ struct BatchCompletionsTests {
 
     @Test func requestCompletionsCarryTheIndexOfTheirRequest() async throws {
         try await withServerAndManager { server, manager in
-            let delays = [600, 0, 300, 150]
+            // Member 0 never ends, so the other three can only arrive before it: completion order,
+            // not input order, whatever the scheduler does.
+            let delays = [neverEnding, 0, 100, 50]
             var order: [Int] = []
             for await (index, result) in manager.completions(for: BatchFixtures.delayRequests(server, delays), width: 4) {
                 order.append(index)
                 #expect((try? result.get()).map { BatchFixtures.text($0.0) } == "delayed \(delays[index])")
+                if order.count == 3 { break }
             }
-            #expect(order.sorted() == [0, 1, 2, 3])
-            #expect(order != [0, 1, 2, 3], "completion order, not input order")
-            #expect(await manager.activeTransferCount == 0)
+            #expect(order.sorted() == [1, 2, 3], "completion order, not input order")
+            #expect(await eventually { await manager.activeTransferCount == 0 }, "dropping the sequence cancelled member 0")
         }
     }
 
     @Test func droppingTheSequenceCancelsTheMembers() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
-            let requests = BatchFixtures.delayRequests(server, [0] + Array(repeating: 20_000, count: 5))
+        try await withServerAndManager { server, manager in
+            let requests = BatchFixtures.delayRequests(server, [0] + Array(repeating: neverEnding, count: 5))
             do {
                 for await (index, _) in manager.completions(for: requests, width: 4) {
                     // Member 0 ended, so member 4 has started in its slot.
@@ -61,8 +63,8 @@ struct BatchCompletionsTests {
     }
 
     @Test func cancellingTheConsumerCancelsTheMembersAndEndsTheSequence() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
-            let requests = BatchFixtures.delayRequests(server, Array(repeating: 20_000, count: 10))
+        try await withServerAndManager { server, manager in
+            let requests = BatchFixtures.delayRequests(server, Array(repeating: neverEnding, count: 10))
             let consumer = Task {
                 var indices: [Int] = []
                 for await (index, _) in manager.completions(for: requests, width: 3) { indices.append(index) }
@@ -79,8 +81,8 @@ struct BatchCompletionsTests {
     }
 
     @Test func failFastEndsTheSequenceAfterTheFirstFailure() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
-            var requests = BatchFixtures.delayRequests(server, [20_000])
+        try await withServerAndManager { server, manager in
+            var requests = BatchFixtures.delayRequests(server, [neverEnding])
             requests.append(BatchFixtures.unsupportedScheme)
             requests += (2..<5).map { URLRequest(url: server.url("/delay/0?i=\($0)")) }
             var delivered: [(Int, NetworkingError.Kind?)] = []
@@ -100,9 +102,13 @@ struct BatchCompletionsTests {
             let members = (0..<12).map { BatchFixtures.seeded(server, size: 10, seed: $0) }
             let completions = manager.completions(for: members.map(\.0), width: 2)
             // Nobody reads yet: two run, then one waits in the sequence and at most two more finish.
-            #expect(await eventually { server.stats.requestCount >= 4 })
+            // Once those four have ended the batch is stuck until someone reads; a short look
+            // confirms no fifth was sent (a wrong pass is possible on a slow machine, a wrong
+            // failure is not).
+            #expect(await eventually { server.stats.completedResponses >= 4 })
+            #expect(await eventually { await manager.activeTransferCount == 0 })
             try await Task.sleep(for: .milliseconds(300))
-            #expect(server.stats.requestCount <= 4)
+            #expect(server.stats.requestCount == 4)
             var seen: [Int: Data] = [:]
             for await (index, result) in completions { seen[index] = try result.get().0 }
             #expect(seen.count == 12)

@@ -13,11 +13,11 @@ private struct MemberFailed: Error, Equatable {
 @Suite("Batch: failure policies")
 struct BatchFailureTests {
     @Test func failFastThrowsTheFirstErrorAndCancelsTheRest() async throws {
-        // The deadline (10 s) is far below the 20 s delays: waiting for them would fail the test.
-        try await withServerAndManager(deadline: 10) { server, manager in
-            var requests = BatchFixtures.delayRequests(server, [20_000, 20_000, 20_000])
+        // The delays never end: waiting for them instead of cancelling would fail the test.
+        try await withServerAndManager { server, manager in
+            var requests = BatchFixtures.delayRequests(server, [neverEnding, neverEnding, neverEnding])
             requests.append(URLRequest(url: server.url("/fault/reset?i=3")))
-            requests += (4..<8).map { URLRequest(url: server.url("/delay/20000?i=\($0)")) }
+            requests += (4..<8).map { URLRequest(url: server.url("/delay/\(neverEnding)?i=\($0)")) }
             let error = await expectNetworkingError { try await manager.data(for: requests, width: 4) }
             #expect(error?.urlErrorCode != nil, "a transport error: \(String(describing: error))")
             #expect(error?.request?.url?.path == "/fault/reset")
@@ -34,7 +34,7 @@ struct BatchFailureTests {
     }
 
     @Test func failFastGenericBatchThrowsTheMembersErrorAfterCancellingRunningTransfers() async throws {
-        try await withServerAndManager(deadline: 10) { server, manager in
+        try await withServerAndManager { server, manager in
             server.resetStats()
             let error = await #expect(throws: MemberFailed.self) {
                 _ = try await manager.batch(0..<10, width: 4) { manager, i in
@@ -43,13 +43,41 @@ struct BatchFailureTests {
                         while server.stats.inFlight < 3 { try await Task.sleep(for: .milliseconds(5)) }
                         throw MemberFailed(index: i)
                     }
-                    return try await manager.data(from: server.url("/delay/20000?i=\(i)")).0
+                    return try await manager.data(from: server.url("/delay/\(neverEnding)?i=\(i)")).0
                 }
             }
             #expect(error == MemberFailed(index: 3))
             #expect(await manager.activeTransferCount == 0)
             #expect(await eventually { server.stats.clientAborts == 3 }, "the server saw the three running transfers go")
             #expect(server.stats.requestCount == 3, "members 4...9 never started")
+        }
+    }
+
+    @Test func aRealFailureWinsOverTheCancellationsOfACancelledFailFastBatch() async throws {
+        try await withServerAndManager { _, manager in
+            let gate = Gate()
+            let task = Task {
+                try await manager.batch(0..<2, width: 2) { _, i in
+                    await gate.open(10 + i) // started
+                    if i == 0 {
+                        // Ends with CancellationError as soon as the caller is cancelled.
+                        do { try await Task.sleep(for: .seconds(3600)) } catch {
+                            await gate.open(0)
+                            throw error
+                        }
+                        return i
+                    }
+                    // Fails for a reason of its own, once member 0 has ended with its cancellation.
+                    await gate.wait(0)
+                    throw MemberFailed(index: 1)
+                }
+            }
+            await gate.wait(10)
+            await gate.wait(11)
+            task.cancel()
+            await #expect(throws: MemberFailed(index: 1), "the member's own failure, not the cancellation's echo") {
+                try await task.value
+            }
         }
     }
 

@@ -45,7 +45,9 @@ struct BatchOrderTests {
     @Test func inFlightNeverExceedsTheWidth() async throws {
         try await withServerAndManager { server, manager in
             server.resetStats()
-            let requests = BatchFixtures.delayRequests(server, Array(repeating: 40, count: 15))
+            // The first wave lasts long enough that the three are running together however slowly
+            // a busy machine starts them.
+            let requests = BatchFixtures.delayRequests(server, Array(repeating: 1000, count: 3) + Array(repeating: 40, count: 12))
             let results = try await manager.data(for: requests, width: 3)
             #expect(results.count == 15)
             #expect(server.stats.maxInFlight <= 3, "measured at the server")
@@ -56,7 +58,7 @@ struct BatchOrderTests {
 
     @Test func defaultWidthIsEight() async throws {
         try await withServerAndManager { server, manager in
-            let requests = BatchFixtures.delayRequests(server, Array(repeating: 30, count: 20))
+            let requests = BatchFixtures.delayRequests(server, Array(repeating: 1000, count: 8) + Array(repeating: 30, count: 12))
             let results = await manager.settledData(for: requests)
             #expect(results.count == 20)
             #expect(await manager.peakRunningTransferCount == SessionManager.defaultBatchWidth)
@@ -120,7 +122,7 @@ struct BatchOrderTests {
     }
 
     @Test func thousandSmallRequestsCompleteWithEveryBodyCorrect() async throws {
-        try await withServerAndManager(deadline: 120) { server, manager in
+        try await withServerAndManager(deadline: 5 * hangDeadline) { server, manager in
             let members = (0..<1000).map { BatchFixtures.seeded(server, size: $0 % 97 + 1, seed: $0) }
             let results = try await manager.data(for: members.map(\.0))
             #expect(results.count == 1000)
@@ -134,7 +136,7 @@ struct BatchOrderTests {
     }
 
     @Test func thousandSmallRequestsStreamedAsTheyFinishAreAllCorrect() async throws {
-        try await withServerAndManager(deadline: 120) { server, manager in
+        try await withServerAndManager(deadline: 5 * hangDeadline) { server, manager in
             let members = (0..<1000).map { BatchFixtures.seeded(server, size: $0 % 89 + 1, seed: 5000 + $0) }
             var seen = Set<Int>()
             var wrong = 0

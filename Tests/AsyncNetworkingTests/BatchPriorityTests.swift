@@ -16,7 +16,7 @@ struct BatchPriorityTests {
     /// Starts a transfer that holds the only slot (a long `/delay`) and waits until it runs. It holds
     /// the slot until ``release(_:)`` cancels it, so a slow test runner cannot let it end early.
     private func block(_ server: LoopbackServer, _ manager: SessionManager) async throws -> TransferHandle {
-        let blocker = try await manager.dataTask(with: URLRequest(url: server.url("/delay/30000?i=blocker")))
+        let blocker = try await manager.dataTask(with: URLRequest(url: server.url("/delay/\(neverEnding)?i=blocker")))
         #expect(await eventually { server.stats.inFlight == 1 })
         return blocker
     }
@@ -105,7 +105,7 @@ struct BatchPriorityTests {
     @Test func theBatchWidthAndTheManagerLimitBothApply() async throws {
         try await withServerAndManager(maxConcurrentTransfers: 2) { server, manager in
             server.resetStats()
-            let results = try await manager.data(for: BatchFixtures.delayRequests(server, Array(repeating: 30, count: 10)), width: 5)
+            let results = try await manager.data(for: BatchFixtures.delayRequests(server, Array(repeating: 200, count: 10)), width: 5)
             #expect(results.count == 10)
             #expect(server.stats.maxInFlight <= 2)
             #expect(await manager.peakRunningTransferCount == 2)

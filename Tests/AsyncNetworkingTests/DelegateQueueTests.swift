@@ -24,25 +24,28 @@ struct DelegateQueueTests {
 
     @Test func addingWaitsPastTheHighWaterMarkUntilTheQueueDrains() async throws {
         let underlying = DispatchQueue(label: "test.delegate")
-        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 4, lowWater: 1, maximumWait: .seconds(10))
+        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 4, lowWater: 1, maximumWait: .seconds(600)) // never, in a test
         underlying.suspend() // nothing drains
         let added = addFromAnotherThread(queue, count: 6)
-        #expect(await eventually(2) { added.withLock { $0 } == 4 })
+        #expect(await eventually { added.withLock { $0 } == 4 })
         try await Task.sleep(for: .milliseconds(200))
         #expect(added.withLock { $0 } == 4, "the fifth add waits while four are queued")
         underlying.resume()
-        #expect(await eventually(5) { added.withLock { $0 } == 6 })
-        #expect(await eventually(5) { queue.queuedCallbacks == 0 })
+        #expect(await eventually { added.withLock { $0 } == 6 })
+        #expect(await eventually { queue.queuedCallbacks == 0 })
     }
 
     @Test func aBypassOpensTheGate() async throws {
         let underlying = DispatchQueue(label: "test.delegate")
-        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 2, lowWater: 0, maximumWait: .seconds(10))
+        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 2, lowWater: 0, maximumWait: .seconds(600)) // never, in a test
         underlying.suspend()
         let added = addFromAnotherThread(queue, count: 3)
-        #expect(await eventually(2) { added.withLock { $0 } == 2 })
+        #expect(await eventually { added.withLock { $0 } == 2 })
         // What the manager does around URLSession calls that wait for URLSession's thread.
-        queue.bypassing { Thread.sleep(forTimeInterval: 0.3) }
+        queue.bypassing {
+            let deadline = Date().addingTimeInterval(hangDeadline)
+            while added.withLock({ $0 }) < 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        }
         #expect(added.withLock { $0 } == 3, "the waiting add went on during the bypass")
         underlying.resume()
     }
@@ -53,7 +56,7 @@ struct DelegateQueueTests {
         underlying.suspend()
         let start = ContinuousClock.now
         let added = addFromAnotherThread(queue, count: 4)
-        #expect(await eventually(5) { added.withLock { $0 } == 4 })
+        #expect(await eventually { added.withLock { $0 } == 4 })
         #expect(ContinuousClock.now - start >= .milliseconds(250), "three adds waited about 100 ms each")
         underlying.resume()
     }
@@ -63,7 +66,7 @@ struct DelegateQueueTests {
         let queue = DelegateQueue(underlyingQueue: underlying)
         let order = SanitizedMutex<[Int]>([])
         for i in 0..<500 { queue.addOperation { order.withLock { $0.append(i) } } }
-        #expect(await eventually(5) { order.withLock { $0.count } == 500 })
+        #expect(await eventually { order.withLock { $0.count } == 500 })
         #expect(order.withLock { $0 } == Array(0..<500))
     }
 }

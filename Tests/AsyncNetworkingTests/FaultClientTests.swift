@@ -20,7 +20,7 @@ struct FaultClientTests {
     }
 
     @Test func thousandTransfersCancelledAtRandomMoments() async throws {
-        try await withServerAndManager(deadline: 120) { server, manager in
+        try await withServerAndManager(deadline: 5 * hangDeadline) { server, manager in
             var cancelled = 0
             var finished = 0
             try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -61,15 +61,19 @@ struct FaultClientTests {
     }
 
     @Test func invalidatingWithHundredTransfersInFlight() async throws {
-        try await withServerAndManager(deadline: 60) { server, manager in
+        try await withServerAndManager { server, manager in
             let handles = try await withThrowingTaskGroup(of: TransferHandle.self) { group in
                 for i in 0..<100 {
-                    let url = server.url(i.isMultiple(of: 2) ? "/delay/5000" : "/drip?bytes=100&chunks=100&delay=50")
+                    // Neither ever ends by itself: every transfer is still running when invalidated.
+                    let url = server.url(i.isMultiple(of: 2) ? "/delay/\(neverEnding)" : "/drip?bytes=100&chunks=100&delay=\(neverEnding)")
                     group.addTask { try await manager.dataTask(with: URLRequest(url: url)) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            // In flight: as many at the server as URLSession's per-host limit lets through, the rest
+            // queued inside URLSession.
+            let atServer = min(100, manager.session.configuration.httpMaximumConnectionsPerHost)
+            #expect(await eventually { server.stats.inFlight >= atServer })
             await manager.invalidateAndCancel()
             #expect(await manager.activeTransferCount == 0)
             for handle in handles {

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import Testing
 import LoopbackServer
 @testable import AsyncNetworking
@@ -58,18 +59,21 @@ struct FaultFileTests {
         try await withServerAndManager { server, manager in
             try await TransfersSupport.withDirectory { directory in
                 let destination = directory.appendingPathComponent("report.bin")
-                let url = server.url("/drip?bytes=3000&chunks=60&delay=50")
-                let handle = try await manager.downloadTask(with: URLRequest(url: url), to: .file(destination))
-                var placedOther = false
-                let error = await expectNetworkingError {
-                    for try await event in handle.events {
-                        if case .downloadProgress = event, !placedOther {
-                            placedOther = true
-                            // Someone else writes the destination while the download runs.
-                            try Data("someone else's file".utf8).write(to: destination)
-                        }
-                    }
+                let url = server.url("/drip?bytes=3000&chunks=60&delay=10")
+                let handle = try await manager.downloadTask(
+                    with: URLRequest(url: url), to: .file(destination),
+                    options: DownloadOptions(transfer: TransferOptions(startsImmediately: false))
+                )
+                // Someone else writes the destination while the download runs: when half the body
+                // is on disk (on the executor, so the transfer cannot have ended; a consumer reading
+                // events can lag behind the whole loopback body).
+                let placedOther = Mutex(false)
+                await manager.whenDownload(handle.id, reaches: [1500]) { _, _ in
+                    placedOther.withLock { $0 = (try? Data("someone else's file".utf8).write(to: destination)) != nil }
                 }
+                try await handle.resume()
+                let error = await expectNetworkingError { _ = try await collectEvents(handle) }
+                #expect(placedOther.withLock { $0 })
                 #expect(error?.kind == .downloadMoveFailed)
                 let kept = try #require(error?.fileURL)
                 #expect(try Data(contentsOf: kept) == BytePattern.data(offset: 0, count: 3000), "every byte is kept, and the error says where")
@@ -82,7 +86,7 @@ struct FaultFileTests {
     @Test func fileUploadsCancelledAtRandomMomentsNeverCrashTheProcess() async throws {
         // Raw URLSession traps (a `try!` on curl_easy_pause, error 43) when a file upload is
         // cancelled while its DispatchIO read is in flight; file uploads here are body streams.
-        try await withServerAndManager(deadline: 120) { server, manager in
+        try await withServerAndManager(deadline: 5 * hangDeadline) { server, manager in
             try await TransfersSupport.withDirectory { directory in
                 let file = directory.appendingPathComponent("upload.bin")
                 try TransfersSupport.writeSeeded(file, seed: 8, count: 8 << 20)

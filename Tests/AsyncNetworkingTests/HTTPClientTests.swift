@@ -207,10 +207,10 @@ struct HTTPClientTests {
             #expect(quick.makeRequestTimeout == 0.2)
             #endif
             #expect(client.makeRequestTimeout == 60, "copies do not share settings")
-            let start = ContinuousClock.now
-            let error = await expectNetworkingError { try await quick.request(.get, "delay/10000") }
+            // The reply comes after 30 s, within the client's 60 s: only the 1 s timeout of this
+            // request can make it time out.
+            let error = await expectNetworkingError { try await quick.request(.get, "delay/30000") }
             #expect(error?.kind == .transport(.timedOut))
-            #expect(ContinuousClock.now - start < .seconds(8), "timed out, long before the 10 s reply")
         }
     }
 
@@ -223,13 +223,11 @@ struct HTTPClientTests {
 
     @Test func cancellingTheCallerCancelsTheRequest() async throws {
         try await withClient { server, client in
-            let task = Task { try await client.request(.get, "delay/5000") }
+            let task = Task { try await client.request(.get, "delay/\(neverEnding)") }
             #expect(await eventually { server.stats.inFlight == 1 })
-            let start = ContinuousClock.now
             task.cancel()
             let error = await expectNetworkingError { try await task.value }
             #expect(error?.kind == .cancelled)
-            #expect(ContinuousClock.now - start < .seconds(2))
             #expect(await eventually { await client.manager.activeTransferCount == 0 })
         }
     }

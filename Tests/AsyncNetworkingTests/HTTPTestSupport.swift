@@ -9,7 +9,7 @@ import LoopbackServer
 /// Starts a loopback server and an ``HTTPClient`` whose base URL is the server, runs `body` within
 /// a deadline, and always shuts both down (via ``withServerAndManager``).
 func withClient<T: Sendable>(
-    deadline: Double = 30,
+    deadline: Double = 2 * hangDeadline,
     configure: @Sendable (URLSessionConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (LoopbackServer, HTTPClient) async throws -> T
 ) async throws -> T {

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import Testing
 import LoopbackServer
 @testable import AsyncNetworking
@@ -12,7 +13,7 @@ struct LifecycleTests {
         try await withServerAndManager { server, manager in
             var handles: [TransferHandle] = []
             for _ in 0..<10 {
-                handles.append(try await manager.dataTask(with: URLRequest(url: server.url("/delay/10000"))))
+                handles.append(try await manager.dataTask(with: URLRequest(url: server.url("/delay/\(neverEnding)"))))
             }
             #expect(await eventually { server.stats.inFlight >= 6 })
             await manager.invalidateAndCancel()
@@ -78,7 +79,7 @@ struct LifecycleTests {
         _ = try await collectEvents(held)
         _ = await expectNetworkingError { try await manager.data(from: server.url("/fault/close")) }
         await manager.invalidateAndCancel()
-        let names = try await withDeadline(10) { await collector.value }
+        let names = try await withDeadline { await collector.value }
         #expect(names == ["resumed", "completed", "resumed", "completed", "resumed", "failed", "invalidated"])
     }
 
@@ -86,7 +87,7 @@ struct LifecycleTests {
         try await withServerAndManager(maxConcurrentTransfers: 1) { server, manager in
             let events = await manager.sessionEvents()
             // The first transfer holds the only slot until it is cancelled.
-            let first = try await manager.dataTask(with: URLRequest(url: server.url("/delay/20000")))
+            let first = try await manager.dataTask(with: URLRequest(url: server.url("/delay/\(neverEnding)")))
             let second = try await manager.dataTask(with: URLRequest(url: server.url("/bytes/10")))
             #expect(await manager.waitingTransferCount == 1)
             try await second.suspend()
@@ -111,21 +112,31 @@ struct LifecycleTests {
         try await withServerAndManager { server, manager in
             try await TransfersSupport.withDirectory { directory in
                 let destination = directory.appendingPathComponent("drip.bin")
-                // Slow enough to still be running when suspended; no validator, so resuming
-                // restarts from byte 0 — the result must still be exact.
-                let url = server.url("/drip?bytes=4000&chunks=200&delay=20")
-                let handle = try await manager.downloadTask(with: URLRequest(url: url), to: .file(destination))
-                var iterator = handle.events.makeAsyncIterator()
-                while let event = try await iterator.next() {
-                    if case .downloadProgress = event { break }
+                // No validator, so resuming restarts from byte 0 — the result must still be exact.
+                let url = server.url("/drip?bytes=4000&chunks=200&delay=5")
+                let handle = try await manager.downloadTask(
+                    with: URLRequest(url: url), to: .file(destination),
+                    options: DownloadOptions(transfer: TransferOptions(startsImmediately: false))
+                )
+                // Suspended and resumed with no wait between the two, while the transfer certainly
+                // runs (on the executor, at a byte mark: a consumer reading events can lag behind
+                // the whole loopback body): the resume arrives while the pause is still landing.
+                let errors = Mutex<[NetworkingError]>([])
+                await manager.whenDownload(handle.id, reaches: [1000]) { manager, id in
+                    do throws(NetworkingError) {
+                        try manager.suspendTransfer(id)
+                        try manager.resumeTransfer(id)
+                    } catch {
+                        errors.withLock { $0.append(error) }
+                    }
                 }
-                // No waiting between the two: the resume arrives while the pause is still landing.
-                try await handle.suspend()
                 try await handle.resume()
+                var iterator = handle.events.makeAsyncIterator()
                 var downloaded: URL?
                 while let event = try await iterator.next() {
                     if case .downloaded(let file) = event { downloaded = file }
                 }
+                #expect(errors.withLock { $0 }.isEmpty)
                 #expect(downloaded == destination)
                 #expect(try Data(contentsOf: destination) == BytePattern.data(offset: 0, count: 4000))
                 #expect(await manager.activeTransferCount == 0)

@@ -9,10 +9,10 @@ import LoopbackServer
 /// The FoundationNetworking problems of ../shared/LINUX-URLSESSION.md, each checked to be gone.
 @Suite("Linux URLSession pitfalls")
 struct LinuxBehaviourTests {
-    @Test func unauthorizedWithoutCredentialEndsWithinASecond() async throws {
+    @Test func unauthorizedWithoutCredentialEndsWithThe401() async throws {
         try await withServerAndManager { server, manager in
-            // Timed by the transfer's own metrics (start to end on the URLSession side), so a busy
-            // test runner cannot make it look slow; raw URLSession never ends at all here.
+            // Raw URLSession never ends at all here: ending, with the 401 and its body, is the
+            // outcome (the test's deadline catches a hang; how fast is for Benchmarks/).
             let handle = try await manager.dataTask(with: URLRequest(url: server.url("/basic-auth/user/secret")))
             var status: Int?
             var body = Data()
@@ -23,7 +23,7 @@ struct LinuxBehaviourTests {
                 if case .completed(let m) = event { metrics = m }
             }
             #expect(status == 401, "the 401 is the result (as on Apple platforms), not a hang")
-            #expect(try #require(metrics).duration < .seconds(1))
+            #expect(metrics != nil, "the transfer completed")
             #expect(String(decoding: body, as: UTF8.self).contains("\"authenticated\""))
             let (_, response) = try await manager.data(from: server.url("/basic-auth/user/secret"))
             #expect(response.statusCode == 401)
@@ -59,10 +59,10 @@ struct LinuxBehaviourTests {
     @Test func wrongCredentialFailsAfterABoundedNumberOfAttempts() async throws {
         try await withServerAndManager { server, manager in
             await manager.setCredential(URLCredential(user: "user", password: "wrong", persistence: .none), forHost: "127.0.0.1")
-            let start = ContinuousClock.now
+            // Bounded is counted at the server, not timed: the 401 ends the transfer (no hang) after
+            // at most a few attempts.
             let (_, response) = try await manager.data(from: server.url("/basic-auth/user/secret"))
             #expect(response.statusCode == 401)
-            #expect(ContinuousClock.now - start < .seconds(5))
             let attempts = server.requests.filter { $0.path == "/basic-auth/user/secret" }.count
             #expect(attempts <= 4, "retried \(attempts) times")
         }
@@ -107,13 +107,14 @@ struct LinuxBehaviourTests {
     }
 
     @Test func connectionRefusedIsATypedTransportError() async throws {
-        let server = try LoopbackServer()
-        let deadURL = server.url("/bytes/1")
-        server.stop()
-        let manager = SessionManager()
-        let error = await expectNetworkingError { try await manager.data(from: deadURL) }
-        #expect(error?.kind == .transport(.cannotConnectToHost))
-        await manager.invalidateAndCancel()
+        let port = try RefusingPort()
+        try await withDeadline {
+            let manager = SessionManager()
+            let error = await expectNetworkingError { try await manager.data(from: port.url("/bytes/1")) }
+            #expect(error?.kind == .transport(.cannotConnectToHost))
+            await manager.invalidateAndCancel()
+        }
+        port.close()
     }
 
     @Test func droppedConnectionMidBodyIsAnErrorCarryingTheResponse() async throws {

@@ -32,7 +32,7 @@ struct ReadmeExampleTests {
     @Test func readmeExampleRuns() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }
-        let (status, received) = try await withDeadline(30) { try await self.readmeExample(baseURL: server.baseURL) }
+        let (status, received) = try await withDeadline { try await self.readmeExample(baseURL: server.baseURL) }
         #expect(status == 200)
         #expect(received == 1_048_576)
     }

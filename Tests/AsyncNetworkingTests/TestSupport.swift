@@ -12,10 +12,21 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
     var description: String { "the test body did not finish within \(seconds) s" }
 }
 
+/// How long a test waits for something that must happen before calling it a hang. Tests assert
+/// outcomes, never speeds: Swift Testing starts every test at once, so on a busy 2-core machine a
+/// test may wait its turn for seconds. Speed lives in `Benchmarks/`.
+let hangDeadline: Double = 60
+
+/// A `/delay/MS` or `/drip` pause (milliseconds) that outlasts any test: a transfer that must still
+/// be running when the test acts on it (cancels it, invalidates the session) waits this long, so a
+/// slow machine can never let it end first. The server's sleeps wake at once on `stop()`.
+let neverEnding = 600_000
+
 /// Runs `body`, failing with ``DeadlineExceeded`` if it takes longer than `seconds`. Every test that
-/// talks to a server uses this, so a hang is a failure, not a stuck CI run.
+/// talks to a server uses this, so a hang is a failure, not a stuck CI run. The default is twice
+/// ``hangDeadline``, so an ``eventually`` inside the body reports its own condition first.
 func withDeadline<T: Sendable>(
-    _ seconds: Double = 30,
+    _ seconds: Double = 2 * hangDeadline,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
@@ -35,7 +46,7 @@ func withDeadline<T: Sendable>(
 /// Starts a loopback server and a manager, runs `body`, then invalidates the manager and stops the
 /// server whatever happens, within a deadline.
 func withServerAndManager<T: Sendable>(
-    deadline: Double = 30,
+    deadline: Double = 2 * hangDeadline,
     maxConcurrentTransfers: Int? = nil,
     configure: @Sendable (URLSessionConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (LoopbackServer, SessionManager) async throws -> T
@@ -55,8 +66,9 @@ func withServerAndManager<T: Sendable>(
     }
 }
 
-/// Polls `condition` until it holds or `seconds` pass; returns whether it held.
-func eventually(_ seconds: Double = 5, _ condition: @Sendable () async -> Bool) async -> Bool {
+/// Polls `condition` until it holds or `seconds` pass; returns whether it held. The default only
+/// catches hangs (``hangDeadline``): never use a short window to claim that something is fast.
+func eventually(_ seconds: Double = hangDeadline, _ condition: @Sendable () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if await condition() { return true }
@@ -100,5 +112,51 @@ func expectNetworkingError<T>(
     } catch {
         Issue.record("expected a NetworkingError, got \(error)", sourceLocation: sourceLocation)
         return nil
+    }
+}
+
+/// A port on 127.0.0.1 where every connection is refused, for as long as it is held: a socket
+/// bound to it that never listens. A stopped server's port is no good in a parallel run: another
+/// test's server may be given it at once.
+final class RefusingPort: Sendable {
+    let port: UInt16
+    private let descriptor: Int32
+
+    struct Failed: Error { let call: String; let errno: Int32 }
+
+    init() throws {
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw Failed(call: "socket", errno: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else {
+            let error = errno
+            _ = Foundation.close(descriptor)
+            throw Failed(call: "bind", errno: error)
+        }
+        self.descriptor = descriptor
+        self.port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// `http://127.0.0.1:PORT` followed by `pathAndQuery`.
+    func url(_ pathAndQuery: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(pathAndQuery)")!
+    }
+
+    /// Frees the port; call once, when the test is done with it.
+    func close() {
+        _ = Foundation.close(descriptor)
     }
 }

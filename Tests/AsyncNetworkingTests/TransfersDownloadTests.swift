@@ -34,7 +34,7 @@ struct TransfersDownloadTests {
     /// the same pass), then the same file uploaded and checked against the server's checksum.
     @Test func largeDownloadAndUploadMatchTheirChecksums() async throws {
         try await TransfersSupport.withDirectory { directory in
-            try await withServerAndManager(deadline: 90) { server, manager in
+            try await withServerAndManager { server, manager in
                 let count = 256 << 20
                 let (url, response) = try await manager.download(
                     from: server.url("/bytes/\(count)?seed=11"), to: .file(directory.appendingPathComponent("big.bin"))
@@ -133,7 +133,7 @@ struct TransfersDownloadTests {
                 #expect(response.statusCode == 200)
                 #expect(file.lastPathComponent == "200-report.csv")
                 #expect(try Data(contentsOf: file) == Data("ok".utf8))
-                #expect(await eventually(10) { Set(TransfersSupport.temporaryFiles(kinds: ["download", "copy"])).isSubset(of: Set(before)) }, "the partial file in the temporary directory was moved")
+                #expect(await eventually { Set(TransfersSupport.temporaryFiles(kinds: ["download", "copy"])).isSubset(of: Set(before)) }, "the partial file in the temporary directory was moved")
             }
         }
     }

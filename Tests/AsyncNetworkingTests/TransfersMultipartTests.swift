@@ -79,14 +79,14 @@ struct TransfersMultipartTests {
                     #expect(sent.header("Transfer-Encoding") == nil)
                 }
                 #expect(Int64(sent.bodyLength) == (try form.contentLength()))
-                #expect(await eventually(10) { Set(TransfersSupport.temporaryFiles(kinds: ["multipart"])).isSubset(of: Set(before)) }, "no spooled body is left")
+                #expect(await eventually { Set(TransfersSupport.temporaryFiles(kinds: ["multipart"])).isSubset(of: Set(before)) }, "no spooled body is left")
             }
         }
     }
 
     @Test func largeFilePartUploadsThroughATemporaryFile() async throws {
         try await TransfersSupport.withDirectory { directory in
-            try await withServerAndManager(deadline: 60) { server, manager in
+            try await withServerAndManager { server, manager in
                 let count = 16 << 20
                 let file = directory.appendingPathComponent("video.mp4")
                 try TransfersSupport.writeSeeded(file, seed: 6, count: count)

@@ -210,7 +210,7 @@ struct TransfersPauseTests {
                 }
                 try await handle.resume()
                 for _ in marks {
-                    #expect(await eventually(10) { await manager.runningTransferCount == 0 }, "paused")
+                    #expect(await eventually { await manager.runningTransferCount == 0 }, "paused")
                     #expect(await manager.activeTransferCount == 1, "held, not finished")
                     try await Task.sleep(for: .milliseconds(20))
                     try await handle.resume()

@@ -32,7 +32,10 @@ struct BatchRunner<Input: Sendable, Output: Sendable, Failure: Error>: Sendable 
     /// (that failure is still delivered): members not yet started never start, running ones are
     /// cancelled and awaited, and their completions are not delivered. When the calling task is
     /// cancelled, its members are cancelled with it (their completions are delivered) and no
-    /// further member starts.
+    /// further member starts; with `failFast`, a member that then fails with cancellation
+    /// (`CancellationError` or ``NetworkingError/Kind/cancelled``) does not count as the first
+    /// failure: a member that fails otherwise is delivered as the first failure even if it ends
+    /// later, and only if none does is the first cancellation delivered, last.
     ///
     /// - Returns: how many inputs were started: always a prefix of `inputs`, and every one of
     ///   them was delivered unless the batch stopped.
@@ -55,10 +58,19 @@ struct BatchRunner<Input: Sendable, Output: Sendable, Failure: Error>: Sendable 
             }
             while started < min(width, inputs.count), !Task.isCancelled { startNext() }
             var stopped = false
+            var heldCancellation: Completion?
             while let (index, result) = await group.next() {
                 guard !stopped else { continue } // draining cancelled members
                 var failed = false
-                if case .failure = result { failed = failFast }
+                if case .failure(let error) = result, failFast {
+                    if Task.isCancelled, isCancellation(error) {
+                        // An echo of the caller's cancel, not the batch's first failure: a real
+                        // failure of a member still ending must win whatever order they end in.
+                        if heldCancellation == nil { heldCancellation = (index, result) }
+                        continue
+                    }
+                    failed = true
+                }
                 if !failed, started < inputs.count, !Task.isCancelled { startNext() }
                 let accepted = await deliver((index, result))
                 if failed || !accepted {
@@ -66,7 +78,15 @@ struct BatchRunner<Input: Sendable, Output: Sendable, Failure: Error>: Sendable 
                     group.cancelAll()
                 }
             }
+            if !stopped, let heldCancellation { _ = await deliver(heldCancellation) }
             return started
         }
     }
+}
+
+/// Whether `error` is what a member throws because its task was cancelled.
+func isCancellation(_ error: any Error) -> Bool {
+    if error is CancellationError { return true }
+    if let error = error as? NetworkingError, error.kind == .cancelled { return true }
+    return false
 }

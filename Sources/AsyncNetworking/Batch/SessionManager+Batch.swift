@@ -27,7 +27,8 @@ extension SessionManager {
     /// - Throws: the first error a member throws (in completion order). Members still running are
     ///   then cancelled and awaited, and members not yet started never start, before it is thrown.
     ///   Cancelling the calling task cancels every running member and starts no more; the batch
-    ///   then throws the first member's error, or `CancellationError` if none failed.
+    ///   then throws the first error of a member that failed other than by being cancelled, else
+    ///   the first member's cancellation error, or `CancellationError` if none failed.
     public nonisolated func batch<Input: Sendable, Output: Sendable>(
         _ inputs: some Collection<Input> & Sendable,
         width: Int = SessionManager.defaultBatchWidth,
