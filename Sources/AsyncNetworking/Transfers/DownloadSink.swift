@@ -36,6 +36,10 @@ final class DownloadSink: TransferSink {
     private var finalResponse: HTTPURLResponse?
     private var sentResponse = false
     private var restarts = 0
+    /// Bytes written over every attempt, and what flow control was last told.
+    private var written: Int64 = 0
+    private var lastReported: Int64 = 0
+    private var consumptionReport: (@Sendable (Int64) -> Void)?
 
     /// Reports the outcome of a download finished off the executor (a copy across file systems),
     /// for the session-wide `transferCompleted` event. Set by the manager at registration.
@@ -155,9 +159,25 @@ final class DownloadSink: TransferSink {
         }
         writeOffset += Int64(data.count)
         bytesOnDisk = max(bytesOnDisk, writeOffset)
+        written += Int64(data.count)
+        if let report = consumptionReport, written - lastReported >= Self.window / 4 {
+            lastReported = written
+            report(written)
+        }
         didWriteChunk?(bytesOnDisk, transfer)
         return nil
     }
+
+    /// Flow control (curl): at most this many bytes wait on the executor to be written.
+    static let window = 1 << 20
+
+    func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int? {
+        consumptionReport = report
+        lastReported = written
+        return Self.window
+    }
+
+    var consumedBytes: Int64 { written }
 
     func didProgress(_ progress: TransferProgress, upload: Bool) {
         guard case .events(let channel) = output else { return }

@@ -122,8 +122,12 @@ extension SessionManager {
         let url = response.url ?? state.currentRequest.url
         let header = response.statusCode == 407 ? "Proxy-Authenticate" : "WWW-Authenticate"
         let offer = (response.value(forHTTPHeaderField: header) ?? "").lowercased()
-        let method = offer.hasPrefix("digest") ? NSURLAuthenticationMethodHTTPDigest
-            : offer.hasPrefix("basic") ? NSURLAuthenticationMethodHTTPBasic : NSURLAuthenticationMethodDefault
+        guard offer.hasPrefix("basic") else {
+            // Only Basic is answered here, as by FoundationNetworking: any other scheme's
+            // 401/407 is the result, as received.
+            return deliverPendingAuthentication(of: state)
+        }
+        let method = NSURLAuthenticationMethodHTTPBasic
         let realm = offer.range(of: "realm=\"").flatMap { start in
             offer[start.upperBound...].split(separator: "\"", maxSplits: 1).first.map(String.init)
         }
