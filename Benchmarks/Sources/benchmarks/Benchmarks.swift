@@ -57,6 +57,8 @@ enum Benchmarks {
                     result = try await BatchScenario.run(server: server, options: options)
                 case .stream1g, .download1g, .upload1g, .slowConsumer1g:
                     result = try await MemoryScenarios.run(scenario, server: server, options: options, workdir: workdir)
+                case .mixedLoad:
+                    result = try await MixedLoadScenario.run(server: server, options: options, workdir: workdir)
                 }
                 results.append(result)
             } catch {

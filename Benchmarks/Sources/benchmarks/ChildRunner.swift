@@ -11,6 +11,8 @@ struct ChildReport: Codable, Sendable {
     var seconds: Double
     /// `VmHWM` at the end of the run: the process's peak resident set size, KiB.
     var peakRSSKiB: Int
+    /// mixed-load only: its latencies and stream rate (`megabytesPerSecond` is then the stream's).
+    var mixed: MixedLoadFigures? = nil
 }
 
 /// The child side of a memory scenario: runs one variant once against the parent's server and
@@ -18,6 +20,7 @@ struct ChildReport: Codable, Sendable {
 enum ChildRunner {
     static func run(_ spec: ChildSpec) async throws {
         let start = ContinuousClock.now
+        var mixed: MixedLoadFigures?
         switch (spec.scenario, spec.mode) {
         case (.stream1g, .ours): try await StreamVariants.oursEvents(spec)
         case (.stream1g, .baseline): try await StreamVariants.rawCounting(spec)
@@ -27,14 +30,16 @@ enum ChildRunner {
         case (.download1g, .baseline): try await FileVariants.rawDownload(spec)
         case (.upload1g, .ours): try await FileVariants.oursUpload(spec)
         case (.upload1g, .baseline): try await FileVariants.rawUpload(spec)
+        case (.mixedLoad, _): mixed = try await MixedLoad.child(spec)
         case (.smallSeq, _), (.smallC16, _), (.batch1000, _):
             throw BenchmarkError("\(spec.scenario.rawValue) does not run in a child process")
         }
-        let seconds = Measure.seconds(ContinuousClock.now - start)
+        let seconds = mixed?.streamSeconds ?? Measure.seconds(ContinuousClock.now - start)
         let report = ChildReport(
             megabytesPerSecond: Measure.megabytesPerSecond(spec.bytes, seconds: seconds),
             seconds: seconds,
-            peakRSSKiB: Measure.peakRSSKiB()
+            peakRSSKiB: Measure.peakRSSKiB(),
+            mixed: mixed
         )
         try JSONEncoder().encode(report).write(to: spec.result)
     }

@@ -22,6 +22,15 @@ enum Measure {
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
+    /// The `p`th percentile by nearest rank: the smallest sample with at least `p`% of the samples at
+    /// or below it (for 300 samples, p99 is the 4th largest).
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        precondition(!values.isEmpty, "percentile of no samples")
+        let sorted = values.sorted()
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+
     /// Megabytes (10^6 bytes) per second.
     static func megabytesPerSecond(_ bytes: Int, seconds: Double) -> Double {
         Double(bytes) / 1e6 / max(seconds, 1e-9)

@@ -10,7 +10,8 @@ import Foundation
 struct Options: Sendable {
     /// Rounds of the request scenarios (small-seq, small-c16, batch-1000). Default 5 (2 with `--quick`).
     var rounds = 5
-    /// Rounds of the 1 GiB scenarios, each variant in a child process. Default 3 (1 with `--quick`).
+    /// Rounds of the 1 GiB scenarios (mixed-load included), each variant in a child process.
+    /// Default 3 (1 with `--quick`).
     var bigRounds = 3
     /// Smaller sizes for a smoke run.
     var quick = false
@@ -49,7 +50,8 @@ struct Options: Sendable {
                        (ours, raw, raw-delegate, raw-default, urlcache_off, cookies_off,
                        credential_storage_off, raw-taskgroup, ours-taskgroup; diagnostic: ours-isolated)
       --trace NAME     diagnostic: a memory timeline of one stream-1g, slow-consumer-1g or download-1g
-                       transfer (--trace-raw raw-count|raw-spill: a raw delegate instead of ours)
+                       transfer (--trace-raw raw-count|raw-spill: a raw delegate instead of ours),
+                       or of one mixed-load child flow (--trace-raw raw-count: the raw baseline's)
     """
 
     /// Parses `arguments` (without the program name).
@@ -149,12 +151,13 @@ enum Scenario: String, CaseIterable, Sendable {
     case download1g = "download-1g"
     case upload1g = "upload-1g"
     case slowConsumer1g = "slow-consumer-1g"
+    case mixedLoad = "mixed-load"
 
     /// Measured in child processes, one per variant and round, so peak RSS values do not mix.
     var isMemoryScenario: Bool {
         switch self {
         case .smallSeq, .smallC16, .batch1000: return false
-        case .stream1g, .download1g, .upload1g, .slowConsumer1g: return true
+        case .stream1g, .download1g, .upload1g, .slowConsumer1g, .mixedLoad: return true
         }
     }
 }

@@ -77,6 +77,10 @@ enum Report {
                 lines.append("  \(Format.pad(result.scenario.rawValue, 17)) \(cells.joined(separator: ", "))")
             }
         }
+        for result in results where !result.notes.isEmpty {
+            lines.append("")
+            lines.append(contentsOf: result.notes)
+        }
         for result in results where !result.settings.isEmpty {
             lines.append("")
             lines.append("What each setting of SessionManager.defaultConfiguration() is worth (\(result.scenario.rawValue), raw URLSession.data(for:)):")

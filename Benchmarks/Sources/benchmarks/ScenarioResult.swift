@@ -34,6 +34,10 @@ struct ScenarioResult: Sendable {
     /// Median CPU microseconds per request of each contender (whole process: every thread,
     /// the embedded server included), for the request scenarios.
     var cpuPerRequest: [(name: String, microseconds: Double)] = []
+    /// Further per-round figures (mixed-load): the JSON gets `key` (the median) and `key_samples`.
+    var roundFigures: [(key: String, samples: [Double])] = []
+    /// Lines for a section of their own under the table (mixed-load's figures).
+    var notes: [String] = []
     /// The target in words, and whether it holds.
     var target = ""
     var targetMet: Bool?
@@ -83,6 +87,10 @@ struct ScenarioResult: Sendable {
             var table: [String: Double] = [:]
             for entry in cpuPerRequest { table[entry.name] = Format.rounded(entry.microseconds) }
             object["cpu_us_per_request"] = table
+        }
+        for figure in roundFigures where !figure.samples.isEmpty {
+            object[figure.key] = Format.rounded(Measure.median(figure.samples))
+            object[figure.key + "_samples"] = figure.samples.map(Format.rounded)
         }
         if let peakRSSMiB { object["peak_rss_mib"] = Format.rounded(peakRSSMiB) }
         if let baselinePeakRSSMiB { object["baseline_peak_rss_mib"] = Format.rounded(baselinePeakRSSMiB) }

@@ -20,6 +20,7 @@ enum Trace {
 
     @concurrent
     static func run(_ scenario: Scenario, rawMode: String?, options: Options) async throws {
+        if scenario == .mixedLoad { return try await mixedLoad(raw: rawMode != nil, options: options) }
         guard scenario == .stream1g || scenario == .slowConsumer1g || scenario == .download1g else {
             throw BenchmarkError("--trace supports stream-1g, slow-consumer-1g and download-1g")
         }
@@ -83,6 +84,48 @@ enum Trace {
         print(String(
             format: "the delegate queue saw the last byte at %.2f s; done at %.2f s; peak RSS %.1f MiB",
             delegateDone, Measure.seconds(ContinuousClock.now - start), Double(Measure.peakRSSKiB()) / 1024
+        ))
+    }
+}
+
+extension Trace {
+    /// `--trace mixed-load`: one mixed-load child flow (ours, or the raw baseline with
+    /// `--trace-raw`) in this process, with a timeline every 100 ms of RSS, the phase, the stream
+    /// bytes read, and the GETs done with the latest and slowest latency of the phase.
+    static func mixedLoad(raw: Bool, options: Options) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let progress = MixedLoad.Progress()
+        let done = Atomic<Bool>(false)
+        let spec = ChildSpec(
+            scenario: .mixedLoad, mode: raw ? .baseline : .ours, server: server.baseURL, bytes: options.bigBytes,
+            workdir: FileManager.default.temporaryDirectory, result: FileManager.default.temporaryDirectory
+        )
+        let start = ContinuousClock.now
+        let sampler = Thread { [progress] in
+            print("   t s   RSS MiB  phase  stream read MB  GETs  last GET ms  slowest ms")
+            let phases = ["warm", "quiet", "busy", "drain"]
+            while !done.load(ordering: .relaxed) {
+                print(String(
+                    format: "%5.1f  %8.1f  %5@  %14.0f  %4d  %11.2f  %10.2f",
+                    Measure.seconds(ContinuousClock.now - start), Double(Measure.currentRSSKiB()) / 1024,
+                    phases[progress.phase.load(ordering: .relaxed)],
+                    Double(progress.consumedBytes.load(ordering: .relaxed)) / 1e6,
+                    progress.getsDone.load(ordering: .relaxed),
+                    Double(progress.lastLatency.load(ordering: .relaxed)) / 1e3,
+                    Double(progress.phaseMaxLatency.load(ordering: .relaxed)) / 1e3
+                ))
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        sampler.start()
+        let figures = try await MixedLoad.child(spec, progress: progress)
+        done.store(true, ordering: .relaxed)
+        try await Task.sleep(for: .milliseconds(150))
+        print(String(
+            format: "quiet p50/p99 %.2f/%.2f ms, busy p50/p99 %.2f/%.2f ms (max %.1f), %d busy GETs (%d ended before the stream), stream %.0f MB/s; peak RSS %.1f MiB",
+            figures.quietP50, figures.quietP99, figures.busyP50, figures.busyP99, figures.busyMax,
+            figures.gets, figures.getsDuringStream, figures.streamMegabytesPerSecond, Double(Measure.peakRSSKiB()) / 1024
         ))
     }
 }
