@@ -133,6 +133,7 @@ extension SessionManager {
         state.deferred = nil
         state.pendingAuthentication = nil
         state.refusedChallenge = false
+        state.isSuspendedInPlace = false
         state.resetReceived()
         state.bytesSent = 0
         launch(state)

@@ -66,12 +66,16 @@ public struct TransferMetrics: Sendable, Hashable {
     public var bytesReceived: Int64
     /// How many redirects were followed.
     public var redirectCount: Int
+    /// The last attempt's connection, as the transport measured it: on the curl transport from
+    /// libcurl's `CURLINFO_*`; `nil` on URLSession (which reports no metrics on Linux).
+    public var connection: ConnectionMetrics?
 
     /// Creates a metrics value.
     public init(
         startDate: Date, timeToResponse: Duration?, timeToFirstByte: Duration?, duration: Duration,
-        bytesSent: Int64, bytesReceived: Int64, redirectCount: Int
+        bytesSent: Int64, bytesReceived: Int64, redirectCount: Int, connection: ConnectionMetrics? = nil
     ) {
+        self.connection = connection
         self.startDate = startDate
         self.timeToResponse = timeToResponse
         self.timeToFirstByte = timeToFirstByte
@@ -79,5 +83,48 @@ public struct TransferMetrics: Sendable, Hashable {
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
         self.redirectCount = redirectCount
+    }
+}
+
+/// How the last attempt of a transfer used the network (libcurl's `CURLINFO_*` on the curl
+/// transport). Times are measured from that attempt's start.
+public struct ConnectionMetrics: Sendable, Hashable {
+    /// Name resolution done.
+    public var nameLookup: Duration
+    /// TCP connected.
+    public var connect: Duration
+    /// TLS handshake done (zero for cleartext and for a reused connection).
+    public var secureConnection: Duration
+    /// About to send the request.
+    public var requestStart: Duration
+    /// First response byte.
+    public var firstByte: Duration
+    /// The whole attempt.
+    public var total: Duration
+    /// `HTTP/1.1`, `HTTP/2`, …, or `nil` when no response arrived.
+    public var httpVersion: String?
+    /// Whether the attempt ran on a connection that was already open (keep-alive).
+    public var reusedConnection: Bool
+    /// The peer's address and port.
+    public var remoteAddress: String?
+    /// The peer's port.
+    public var remotePort: Int?
+
+    /// Creates a value; every field as described on its property.
+    public init(
+        nameLookup: Duration, connect: Duration, secureConnection: Duration, requestStart: Duration,
+        firstByte: Duration, total: Duration, httpVersion: String?, reusedConnection: Bool,
+        remoteAddress: String?, remotePort: Int?
+    ) {
+        self.nameLookup = nameLookup
+        self.connect = connect
+        self.secureConnection = secureConnection
+        self.requestStart = requestStart
+        self.firstByte = firstByte
+        self.total = total
+        self.httpVersion = httpVersion
+        self.reusedConnection = reusedConnection
+        self.remoteAddress = remoteAddress
+        self.remotePort = remotePort
     }
 }

@@ -27,12 +27,19 @@ public struct TransferHandle: Sendable, Identifiable {
         manager.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the transfer was cancelled")) }
     }
 
-    /// Holds a transfer that has not started yet (created with `startsImmediately: false`, or waiting
-    /// for a slot), so it does not start until ``resume()``.
+    /// Suspends the transfer until ``resume()``.
     ///
-    /// - Throws: ``NetworkingError/Kind/unsupportedOperation`` when the transfer is already running:
-    ///   URLSession's `suspend()` on Linux drops the connection and silently restarts the body from
-    ///   byte 0, so a running data transfer cannot be paused without corrupting it.
+    /// - A transfer that has not started (created with `startsImmediately: false`, or waiting for a
+    ///   slot) is held and does not start until resumed.
+    /// - A running download is paused by ending its connection; ``resume()`` continues it with a
+    ///   `Range` request, on either transport.
+    /// - A running data transfer or upload on the curl transport pauses in place (libcurl's
+    ///   `curl_easy_pause`): nothing more is read or sent, the server feels TCP back-pressure, the
+    ///   connection stays, and paused time does not count against the idle timeout.
+    ///
+    /// - Throws: ``NetworkingError/Kind/unsupportedOperation`` for a running data transfer on the
+    ///   URLSession transport: URLSession's `suspend()` on Linux drops the connection and silently
+    ///   restarts the body from byte 0, so it cannot be paused without corrupting it.
     public func suspend() async throws(NetworkingError) {
         try await manager.suspendTransfer(id)
     }
@@ -62,6 +69,11 @@ extension SessionManager {
         case .running where state.sink.supportsPause:
             state.resumeRequested = false
             pause(state)
+        case .running where state.task is PausableInPlace:
+            guard !state.isSuspendedInPlace else { return }
+            state.isSuspendedInPlace = true
+            (state.task as? PausableInPlace)?.setPaused(true)
+            broadcast(.transferSuspended(id))
         case .running:
             throw NetworkingError(
                 .unsupportedOperation,
@@ -80,6 +92,12 @@ extension SessionManager {
         if state.phase == .running, state.isPausing {
             // The pause has not landed yet: resume as soon as it does.
             state.resumeRequested = true
+            return
+        }
+        if state.phase == .running, state.isSuspendedInPlace {
+            state.isSuspendedInPlace = false
+            (state.task as? PausableInPlace)?.setPaused(false)
+            broadcast(.transferResumed(id, state.currentRequest))
             return
         }
         guard state.phase == .waiting, state.isHeld else { return }

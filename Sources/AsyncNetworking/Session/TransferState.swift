@@ -80,6 +80,8 @@ final class TransferState {
     var challengePending = false
     /// Set while a running task is being stopped for a pause (its -999 is not the end).
     var isPausing = false
+    /// Suspended where it stands (curl): the attempt runs on, paused, until resumed.
+    var isSuspendedInPlace = false
     /// `resume()` arrived while the pause was still landing: start again as soon as it has.
     var resumeRequested = false
     /// The body stream the current task reads (streamed uploads), to learn afterwards whether
@@ -95,6 +97,8 @@ final class TransferState {
     var expectedToSend: Int64?
     var expectedToReceive: Int64?
     var redirectCount = 0
+    /// The last attempt's connection metrics, when the transport measures them.
+    var connectionMetrics: ConnectionMetrics?
     /// Credentials tried for this transfer (transports that answer challenges in the Session layer).
     var authenticationAttempts = 0
     /// A credential to send with the next attempt (set when a challenge was answered).
@@ -158,7 +162,8 @@ final class TransferState {
             duration: end - startInstant,
             bytesSent: bytesSent,
             bytesReceived: bytesReceived,
-            redirectCount: redirectCount
+            redirectCount: redirectCount,
+            connection: connectionMetrics
         )
     }
 

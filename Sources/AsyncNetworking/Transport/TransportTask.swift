@@ -16,3 +16,10 @@ protocol TransportTask: AnyObject {
 }
 
 extension URLSessionTask: TransportTask {}
+
+/// An attempt the transport can pause where it stands (libcurl's `curl_easy_pause`) — both its
+/// receiving and its sending side — without ending it.
+protocol PausableInPlace: TransportTask {
+    /// Pauses (`true`) or resumes (`false`) both directions.
+    func setPaused(_ paused: Bool)
+}

@@ -22,6 +22,10 @@ final class CurlMultiLoop: Sendable {
         var maxHostConnections = 6
         /// `CURLMOPT_MAX_TOTAL_CONNECTIONS`. Default 0 (no limit).
         var maxTotalConnections = 0
+        /// `CURLMOPT_MAXCONNECTS`: idle connections kept open for reuse. Default 64 (curl's own
+        /// default follows the number of transfers added at the moment, so with transfers coming
+        /// and going it closed kept-alive connections it would need a moment later).
+        var maxCachedConnections = 64
         /// The longest `curl_multi_poll` sleeps when nothing happens (curl wakes earlier for its
         /// own timers and the loop for commands). Default 1000 ms.
         var pollTimeoutMilliseconds: Int32 = 1000
@@ -48,6 +52,7 @@ final class CurlMultiLoop: Sendable {
             throw CurlLibraryError(message: "curl_multi_init in \(CurlLibrary.libraryName) failed")
         }
         _ = ancurl_multi_setopt_long(pointer, ANCURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxHostConnections)
+        _ = ancurl_multi_setopt_long(pointer, ANCURLMOPT_MAXCONNECTS, max(1, configuration.maxCachedConnections))
         if configuration.maxTotalConnections > 0 {
             _ = ancurl_multi_setopt_long(pointer, ANCURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxTotalConnections)
         }

@@ -67,7 +67,7 @@ final class CurlSessionTransport: Sendable {
 }
 
 /// One attempt of a transfer on the curl loop, with what the Session layer tracks of it.
-final class CurlAttempt: TransportTask {
+final class CurlAttempt: PausableInPlace {
     let id: CurlTransferID
     let loop: CurlMultiLoop
     /// The running total of request-body bytes last reported (curl reports totals).
@@ -91,6 +91,16 @@ final class CurlAttempt: TransportTask {
     var taskIdentifier: Int { Int(truncatingIfNeeded: id.rawValue) }
 
     func cancel() { loop.cancel(id) }
+
+    func setPaused(_ paused: Bool) {
+        if paused {
+            loop.pauseReceiving(id)
+            loop.pauseSending(id)
+        } else {
+            loop.resumeReceiving(id)
+            loop.resumeSending(id)
+        }
+    }
 }
 
 /// Reads an upload's `InputStream` on the loop thread. The streams the library builds (spooled

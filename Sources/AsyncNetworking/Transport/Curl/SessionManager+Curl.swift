@@ -58,6 +58,7 @@ extension SessionManager {
                 if delta > 0 { taskDidSend(bytes: delta, totalExpected: attempt.bodyLength, taskIdentifier: identifier) }
             case .completed(_, let completion):
                 attempt.hasCompleted = true
+                state.connectionMetrics = ConnectionMetrics(completion.metrics)
                 if completion.code == 26, case .file(let fileURL) = state.upload, state.cancellation == nil {
                     state.cancellation = NetworkingError(
                         .fileReadFailed, "\(fileURL.path) could not be read to its end: it changed or vanished while being sent",
@@ -178,6 +179,18 @@ extension SessionManager {
         curl.loop.requestShutdown()
         delegateQueue.bypassing { session.invalidateAndCancel() }
         sessionDidBecomeInvalid()
+    }
+}
+
+extension ConnectionMetrics {
+    /// From what curl measured.
+    init(_ metrics: CurlMetrics) {
+        self.init(
+            nameLookup: metrics.nameLookup, connect: metrics.connect, secureConnection: metrics.appConnect,
+            requestStart: metrics.preTransfer, firstByte: metrics.startTransfer, total: metrics.total,
+            httpVersion: metrics.httpVersion, reusedConnection: metrics.reusedConnection,
+            remoteAddress: metrics.remoteAddress, remotePort: metrics.remotePort
+        )
     }
 }
 
