@@ -4,12 +4,18 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// The heart of AsyncNetworking: one `URLSession` and the registry of its transfers, owned by an
-/// actor instead of a lock (AFNetworking's `AFURLSessionManager`).
+/// The heart of AsyncNetworking: the registry of a session's transfers, owned by an actor instead
+/// of a lock (AFNetworking's `AFURLSessionManager`), over one of two transports.
 ///
-/// The actor runs on the same serial queue URLSession delivers delegate callbacks on, so callbacks
-/// enter it synchronously and in order: no lock, no extra thread hop. Each transfer's callbacks feed
-/// its own event stream (``TransferEvents``), registered before the URLSession task starts.
+/// - **curl** (the Linux default): libcurl's multi interface driven by a thread of the manager's
+///   own; each loop turn's events enter the actor in one hop; per-transfer flow control (a slow
+///   consumer pauses only its own transfer), real `suspend()`/`resume()`, connection metrics.
+/// - **URLSession** (the default on Apple platforms; `SessionManager(transport: .urlSession)` or
+///   `ASYNCNETWORKING_TRANSPORT=urlsession` on Linux): the actor runs on the same serial queue
+///   URLSession delivers delegate callbacks on, so callbacks enter it synchronously and in order.
+///
+/// Each transfer's callbacks feed its own event stream (``TransferEvents``), registered before the
+/// transfer starts. Redirects, challenges, limits and cancellation follow the same rules on both.
 ///
 /// ```swift
 /// let manager = SessionManager()
@@ -19,10 +25,10 @@ import FoundationNetworking
 /// await manager.invalidateAndCancel()
 /// ```
 ///
-/// On Linux the manager works around FoundationNetworking's known problems: it answers
-/// authentication challenges (a 401 would otherwise hang), never calls `suspend()` on a running
-/// URLSession task (it restarts the transfer from byte 0), ignores `1xx` responses, keeps its own
-/// byte counters and timings, and bounds stream memory itself.
+/// On URLSession on Linux the manager works around FoundationNetworking's known problems: it
+/// answers authentication challenges (a 401 would otherwise hang), never calls `suspend()` on a
+/// running URLSession task (it restarts the transfer from byte 0), ignores `1xx` responses, keeps
+/// its own byte counters and timings, and bounds stream memory itself.
 public actor SessionManager {
     nonisolated let executor: QueueExecutor
     nonisolated let delegate: SessionDelegate
@@ -59,7 +65,7 @@ public actor SessionManager {
         case invalidated
     }
 
-    /// The actor's executor: the URLSession delegate queue.
+    /// The actor's executor: a serial queue (URLSession's delegate queue on that transport).
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         executor.asUnownedSerialExecutor()
     }
