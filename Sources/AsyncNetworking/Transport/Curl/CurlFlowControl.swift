@@ -18,12 +18,19 @@ struct CurlFlowControl: Sendable, Hashable {
     private(set) var receivingPausedByCommand = false
     private(set) var receivingPausedByWindow = false
     private(set) var sendingPaused = false
+    /// Fairness: body bytes this transfer may take in one loop turn before it yields to the
+    /// others until the next turn (`nil`: no limit). A fast stream otherwise makes every turn
+    /// long, and every other transfer's response waits for it.
+    let turnQuota: Int64?
+    private(set) var receivedThisTurn: Int64 = 0
+    private(set) var receivingPausedForTurn = false
 
-    init(window: Int?) {
+    init(window: Int?, turnQuota: Int? = nil) {
         self.window = window.map { Int64(max(1, $0)) }
+        self.turnQuota = turnQuota.map { Int64(max(1, $0)) }
     }
 
-    var isReceivingPaused: Bool { receivingPausedByCommand || receivingPausedByWindow }
+    var isReceivingPaused: Bool { receivingPausedByCommand || receivingPausedByWindow || receivingPausedForTurn }
 
     /// Whether either side is paused (the idle timer does not run then).
     var isPaused: Bool { isReceivingPaused || sendingPaused }
@@ -41,8 +48,23 @@ struct CurlFlowControl: Sendable, Hashable {
             receivingPausedByWindow = true
             return false
         }
+        if let turnQuota, receivedThisTurn >= turnQuota {
+            receivingPausedForTurn = true
+            return false
+        }
         received += Int64(count)
+        receivedThisTurn += Int64(count)
         return true
+    }
+
+    /// A new loop turn: the turn's quota is available again. Returns whether ``mask`` changed
+    /// (the transfer had used up the last turn's quota and resumes now).
+    mutating func startTurn() -> Bool {
+        receivedThisTurn = 0
+        guard receivingPausedForTurn else { return false }
+        let before = mask
+        receivingPausedForTurn = false
+        return mask != before
     }
 
     /// Pauses or resumes the receive side by command; returns whether ``mask`` changed.

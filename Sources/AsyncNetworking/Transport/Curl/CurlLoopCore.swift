@@ -20,6 +20,8 @@ final class CurlLoopCore {
     private var events: [CurlEvent] = []
     /// Transfers holding body bytes or a sent count not yet turned into events.
     private var pending: [CurlTransfer] = []
+    /// Transfers that used up their quota this turn (see ``CurlFlowControl/turnQuota``).
+    private var turnPaused: [CurlTransfer] = []
     /// Reset easy handles kept for the next transfers.
     private var idleEasyHandles: [OpaquePointer] = []
     private var liveEasyHandles = 0
@@ -46,13 +48,16 @@ final class CurlLoopCore {
             let (commands, shutdown) = mailbox.take()
             for command in commands { apply(command) }
             if shutdown { break }
+            resumeTurnPaused()
             var running: Int32 = 0
             _ = ancurl_multi_perform(multi, &running)
             readCompletions()
             let nextIdleDeadline = expireIdleTransfers()
             endTurn()
             var ready: Int32 = 0
-            _ = ancurl_multi_poll(multi, pollTimeout(until: nextIdleDeadline), &ready)
+            // A transfer that used up its turn is paused, so curl would not wake for its socket:
+            // do not sleep then, go straight to the next turn.
+            _ = ancurl_multi_poll(multi, turnPaused.isEmpty ? pollTimeout(until: nextIdleDeadline) : 0, &ready)
         }
         for transfer in transfers.values.sorted(by: { $0.id < $1.id }) {
             cancel(transfer, reason: "the curl loop was shut down")
@@ -64,6 +69,27 @@ final class CurlLoopCore {
         mailbox.close()
         _ = ancurl_multi_cleanup(multi)
         publish()
+    }
+
+    // MARK: - Fairness
+
+    /// A transfer paused itself for the rest of this turn (its quota is used up).
+    func noteTurnPaused(_ transfer: CurlTransfer) {
+        guard !transfer.isTurnPaused else { return }
+        transfer.isTurnPaused = true
+        turnPaused.append(transfer)
+    }
+
+    /// Starts the turn for transfers that used up the last one: their quota is back.
+    private func resumeTurnPaused() {
+        guard !turnPaused.isEmpty else { return }
+        let paused = turnPaused
+        turnPaused.removeAll(keepingCapacity: true)
+        for transfer in paused {
+            transfer.isTurnPaused = false
+            guard transfers[transfer.id] === transfer, transfer.flow.startTurn() else { continue }
+            _ = ancurl_easy_pause(transfer.easy, transfer.flow.mask)
+        }
     }
 
     // MARK: - Events
@@ -83,6 +109,7 @@ final class CurlLoopCore {
         for transfer in pending {
             transfer.isListedPending = false
             transfer.flush()
+            if !transfer.isTurnPaused { _ = transfer.flow.startTurn() }
         }
         pending.removeAll(keepingCapacity: true)
         turns += 1

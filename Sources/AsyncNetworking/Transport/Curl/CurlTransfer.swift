@@ -22,6 +22,8 @@ final class CurlTransfer {
     private var pendingSent = false
     /// Whether ``core`` already lists this transfer as holding pending bytes.
     var isListedPending = false
+    /// Listed in the core's transfers paused for the rest of the turn.
+    var isTurnPaused = false
 
     /// Body bytes accepted for the current response head.
     var bytesReceived: Int64 { flow.received }
@@ -45,13 +47,16 @@ final class CurlTransfer {
 
     /// Joined body chunks are handed over once they reach this size, even mid-turn.
     static let maxJoinedChunk = 1 << 20
+    /// Body bytes one transfer takes per loop turn before the others get theirs (see
+    /// ``CurlFlowControl/turnQuota``).
+    static let turnQuota = 256 << 10
 
     init(id: CurlTransferID, request: CurlRequest, easy: OpaquePointer, core: CurlLoopCore) {
         self.id = id
         self.request = request
         self.easy = easy
         self.core = core
-        flow = CurlFlowControl(window: request.options.receiveWindow)
+        flow = CurlFlowControl(window: request.options.receiveWindow, turnQuota: Self.turnQuota)
         errorBuffer = .allocate(capacity: Int(ANCURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(ANCURL_ERROR_SIZE))
     }
@@ -94,7 +99,10 @@ final class CurlTransfer {
     /// again after the unpause, so nothing is counted twice.
     func didReceive(_ buffer: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
         guard count > 0, let buffer else { return count }
-        guard flow.admit(count) else { return Int(ANCURL_WRITEFUNC_PAUSE) }
+        guard flow.admit(count) else {
+            if flow.receivingPausedForTurn { core.noteTurnPaused(self) }
+            return Int(ANCURL_WRITEFUNC_PAUSE)
+        }
         lastActivity = .now
         pendingData.append(UnsafeRawBufferPointer(start: buffer, count: count).bindMemory(to: UInt8.self))
         core.notePending(self)
