@@ -21,7 +21,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["AsyncNetworking", "LoopbackServer"],
+            dependencies: ["AsyncNetworking", "LoopbackServer", "CCurlShim"],
             path: "Benchmarks/Sources/benchmarks"
         ),
         .testTarget(

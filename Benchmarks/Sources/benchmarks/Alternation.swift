@@ -1,7 +1,29 @@
 /// One contender in a scenario: a name and a measurement that returns one sample.
 struct Variant: Sendable {
     let name: String
-    let measure: @Sendable () async throws -> Double
+    let measure: @Sendable () async throws -> Sample
+}
+
+/// One measurement: its value in the scenario's unit, and how many requests it made (for CPU per
+/// request).
+struct Sample: Sendable {
+    let value: Double
+    let requests: Int
+}
+
+/// Runs `pass` (which makes `requestsPerPass` requests) until at least `minimumSeconds` have
+/// passed, so fast contenders are timed over more than a few milliseconds.
+/// - Returns: the seconds and the passes made.
+func timedPasses(minimumSeconds: Double, _ pass: () async throws -> Void) async throws -> (seconds: Double, passes: Int) {
+    let start = ContinuousClock.now
+    var passes = 0
+    var seconds = 0.0
+    repeat {
+        try await pass()
+        passes += 1
+        seconds = Measure.seconds(ContinuousClock.now - start)
+    } while seconds < minimumSeconds
+    return (seconds, passes)
 }
 
 /// Runs variants alternately, round after round, in one process: round `r` starts with variant
@@ -12,7 +34,7 @@ struct Variant: Sendable {
 /// thread, the embedded server included): a noisy machine changes wall-clock rates far more than
 /// the CPU each request costs.
 ///
-/// - Returns: every variant's samples and CPU seconds, by name, in round order.
+/// - Returns: every variant's samples and CPU seconds per request, by name, in round order.
 func alternate(_ scenario: Scenario, _ variants: [Variant], rounds: Int, unit: String) async throws -> (samples: [String: [Double]], cpu: [String: [Double]]) {
     var samples: [String: [Double]] = [:]
     var cpu: [String: [Double]] = [:]
@@ -22,9 +44,9 @@ func alternate(_ scenario: Scenario, _ variants: [Variant], rounds: Int, unit: S
             let variant = variants[(round + step) % variants.count]
             let cpuBefore = Measure.processCPUSeconds()
             let sample = try await variant.measure()
-            cpu[variant.name, default: []].append(Measure.processCPUSeconds() - cpuBefore)
-            samples[variant.name, default: []].append(sample)
-            line += " \(variant.name) \(Format.number(sample))"
+            cpu[variant.name, default: []].append((Measure.processCPUSeconds() - cpuBefore) / Double(max(sample.requests, 1)))
+            samples[variant.name, default: []].append(sample.value)
+            line += " \(variant.name) \(Format.number(sample.value))"
         }
         log(line + " \(unit)")
     }

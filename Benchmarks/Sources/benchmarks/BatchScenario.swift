@@ -6,68 +6,99 @@ import FoundationNetworking
 
 /// batch-1000: 1,000 small GETs as one batch of width 16, results in input order, in seconds.
 ///
-/// Ours is the Batch API, `SessionManager.data(for: requests, width: 16)`. The baseline is the
-/// hand-written equivalent over raw URLSession with the same configuration: a sliding-window
-/// `TaskGroup` of `URLSession.data(for:)` storing each result at its index. A third contender, the
-/// same hand-written TaskGroup over `SessionManager.data(for:)`, separates the Batch layer's cost
+/// Ours is the Batch API, `SessionManager.data(for: requests, width: 16)`, on the curl transport
+/// (`ours`) and on the URLSession transport (`ours-urlsession`). `raw-urlsession` is the
+/// hand-written equivalent over raw URLSession with the library's configuration: a sliding-window
+/// `TaskGroup` of `URLSession.data(for:)` storing each result at its index. `raw-curl` is the bare
+/// libcurl loop with 16 easy handles (``RawCurlClient``). `ours-taskgroup`, the same hand-written
+/// TaskGroup over `SessionManager(transport: .curl).data(for:)`, separates the Batch layer's cost
 /// from the per-request cost.
+///
+/// A sample repeats the batch until ``Options/minimumSampleSeconds`` have passed and reports the
+/// mean seconds per batch.
 enum BatchScenario {
     static let width = 16
+    static let defaultVariants: Set<String> = [
+        ContenderKey.ours, ContenderKey.oursURLSession, ContenderKey.rawURLSession, ContenderKey.rawCurl, "ours-taskgroup",
+    ]
 
     static func run(server: BenchServer, options: Options) async throws -> ScenarioResult {
         let count = options.batchCount
         let requests = Array(repeating: URLRequest(url: server.smallURL), count: count)
         let expected = BenchServer.smallBytes
-        let manager = SessionManager()
+        let manager = SessionManager(transport: .curl)
+        let managerURLSession = SessionManager(transport: .urlSession)
         let session = URLSession(configuration: Configurations.tuned())
         defer { session.invalidateAndCancel() }
+        let rawCurl = try RawCurlClient(url: server.smallURL, width: width)
+        let minimum = options.minimumSampleSeconds
 
-        let ours = Variant(name: "ours") {
-            try await Measure.time {
-                let results = try await manager.data(for: requests, width: width)
-                try check(results.map { ($0.0.count, $0.1.statusCode) }, expected: expected)
+        func variant(_ name: String, _ batch: @escaping @Sendable () async throws -> Void) -> Variant {
+            Variant(name: name) {
+                let (seconds, passes) = try await timedPasses(minimumSeconds: minimum, batch)
+                return Sample(value: seconds / Double(passes), requests: count * passes)
             }
         }
-        let raw = Variant(name: "raw-taskgroup") {
-            try await Measure.time {
+        let all = [
+            variant(ContenderKey.ours) {
+                let results = try await manager.data(for: requests, width: width)
+                try check(results.map { ($0.0.count, $0.1.statusCode) }, expected: expected)
+            },
+            variant(ContenderKey.oursURLSession) {
+                let results = try await managerURLSession.data(for: requests, width: width)
+                try check(results.map { ($0.0.count, $0.1.statusCode) }, expected: expected)
+            },
+            variant(ContenderKey.rawURLSession) {
                 let results = try await handWrittenBatch(requests) { request in
                     let (body, response) = try await session.data(for: request)
                     return (body.count, (response as? HTTPURLResponse)?.statusCode ?? 0)
                 }
                 try check(results, expected: expected)
-            }
-        }
-        let oursByHand = Variant(name: "ours-taskgroup") {
-            try await Measure.time {
+            },
+            variant(ContenderKey.rawCurl) {
+                try await rawCurl.run(count: count, expectedBytes: expected)
+            },
+            variant("ours-taskgroup") {
                 let results = try await handWrittenBatch(requests) { request in
                     let (body, response) = try await manager.data(for: request)
                     return (body.count, response.statusCode)
                 }
                 try check(results, expected: expected)
-            }
-        }
-        let variants = [ours, raw, oursByHand].filter { options.variants?.contains($0.name) ?? true }
+            },
+        ]
+        let wanted = options.variants ?? defaultVariants
+        let variants = all.filter { wanted.contains($0.name) }
         for variant in variants { _ = try await variant.measure() } // warm-up round, not counted
         let (samples, cpu) = try await alternate(.batch1000, variants, rounds: options.rounds, unit: "s")
         await manager.invalidateAndCancel()
+        await managerURLSession.invalidateAndCancel()
 
-        func median(_ name: String) -> Double { Measure.median(samples[name] ?? [0]) }
-        var result = ScenarioResult(
-            scenario: .batch1000, unit: "s", lowerIsBetter: true,
-            ours: median("ours"), baseline: median("raw-taskgroup"),
-            baselineLabel: "hand-written TaskGroup (width \(width)) over URLSession.data(for:), same configuration"
-        )
-        result.cpuPerRequest = variants.compactMap { variant in
-            cpu[variant.name].map { (variant.name, Measure.median($0) * 1e6 / Double(count)) }
-        }
-        result.oursSamples = samples["ours"] ?? []
-        result.baselineSamples = samples["raw-taskgroup"] ?? []
-        let byHand = median("ours-taskgroup")
-        result.extras = [
-            .init(key: "ours_taskgroup", label: "hand-written TaskGroup over SessionManager.data(for:)", value: byHand, ratio: result.ratio(against: byHand)),
+        var result = ScenarioResult(scenario: .batch1000, unit: "s", lowerIsBetter: true)
+        let labels = [
+            ContenderKey.ours: "SessionManager(transport: .curl).data(for: requests, width: \(width))",
+            ContenderKey.oursURLSession: "SessionManager(transport: .urlSession).data(for: requests, width: \(width))",
+            ContenderKey.rawURLSession: "hand-written TaskGroup (width \(width)) over URLSession.data(for:)",
+            ContenderKey.rawCurl: "bare libcurl multi loop, \(width) easy handles reused",
         ]
-        result.target = "ours >= 0.95 x hand-written TaskGroup"
-        result.targetMet = result.ratio >= 0.95
+        for key in [ContenderKey.ours, ContenderKey.oursURLSession, ContenderKey.rawURLSession, ContenderKey.rawCurl] {
+            guard let values = samples[key] else { continue }
+            result.contenders.append(Contender(
+                key: key, label: labels[key]!, value: Measure.median(values), samples: values,
+                cpuMicroseconds: cpu[key].map { Measure.median($0) * 1e6 }
+            ))
+        }
+        if let byHand = samples["ours-taskgroup"].map(Measure.median) {
+            result.extras = [
+                .init(key: "ours_taskgroup", label: "hand-written TaskGroup over SessionManager(transport: .curl).data(for:)",
+                      value: byHand, ratio: result.value(ContenderKey.ours).map { byHand / $0 }),
+            ]
+            result.extraCPU = cpu["ours-taskgroup"].map { [("ours-taskgroup", Measure.median($0) * 1e6)] } ?? []
+        }
+        result.addRatioTarget("ours (curl) >= 0.5x raw libcurl", ContenderKey.ours, over: ContenderKey.rawCurl, atLeast: 0.5)
+        result.addRatioTarget(
+            "ours (URLSession) >= 0.95x hand-written TaskGroup over URLSession", ContenderKey.oursURLSession,
+            over: ContenderKey.rawURLSession, atLeast: 0.95, urlSessionEra: true
+        )
         return result
     }
 

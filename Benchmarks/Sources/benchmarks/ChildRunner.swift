@@ -22,15 +22,18 @@ enum ChildRunner {
         let start = ContinuousClock.now
         var mixed: MixedLoadFigures?
         switch (spec.scenario, spec.mode) {
-        case (.stream1g, .ours): try await StreamVariants.oursEvents(spec)
+        case (.stream1g, .ours), (.stream1g, .oursURLSession): try await StreamVariants.oursEvents(spec)
         case (.stream1g, .baseline): try await StreamVariants.rawCounting(spec)
-        case (.slowConsumer1g, .ours): try await StreamVariants.oursSlow(spec)
+        case (.stream1g, .rawCurl): try await StreamVariants.rawCurl(spec)
+        case (.slowConsumer1g, .ours), (.slowConsumer1g, .oursURLSession): try await StreamVariants.oursSlow(spec)
         case (.slowConsumer1g, .baseline): try await StreamVariants.rawSlow(spec)
-        case (.download1g, .ours): try await FileVariants.oursDownload(spec)
+        case (.download1g, .ours), (.download1g, .oursURLSession): try await FileVariants.oursDownload(spec)
         case (.download1g, .baseline): try await FileVariants.rawDownload(spec)
-        case (.upload1g, .ours): try await FileVariants.oursUpload(spec)
+        case (.upload1g, .ours), (.upload1g, .oursURLSession): try await FileVariants.oursUpload(spec)
         case (.upload1g, .baseline): try await FileVariants.rawUpload(spec)
-        case (.mixedLoad, _): mixed = try await MixedLoad.child(spec)
+        case (.mixedLoad, .ours), (.mixedLoad, .oursURLSession), (.mixedLoad, .baseline): mixed = try await MixedLoad.child(spec)
+        case (_, .rawCurl):
+            throw BenchmarkError("\(spec.scenario.rawValue) has no raw libcurl contender")
         case (.smallSeq, _), (.smallC16, _), (.batch1000, _):
             throw BenchmarkError("\(spec.scenario.rawValue) does not run in a child process")
         }
@@ -70,7 +73,7 @@ enum StreamVariants {
 
     /// Ours: the transfer's event stream, counting `.data` bytes.
     static func oursEvents(_ spec: ChildSpec) async throws {
-        let manager = SessionManager()
+        let manager = SessionManager(transport: spec.transport)
         let handle = try await manager.dataTask(with: request(spec))
         var count = 0
         var status = 0
@@ -85,6 +88,12 @@ enum StreamVariants {
         try expect(status: status, bytes: count, spec)
     }
 
+    /// The limit: the bare libcurl loop (one easy handle), its write callback counting bytes.
+    static func rawCurl(_ spec: ChildSpec) async throws {
+        let client = try RawCurlClient(url: BenchServer.bytesURL(spec.server, spec.bytes), width: 1)
+        try await client.run(count: 1, expectedBytes: spec.bytes)
+    }
+
     /// Baseline: a raw delegate counting bytes on URLSession's delegate queue.
     static func rawCounting(_ spec: ChildSpec) async throws {
         let count = try await RawCountingStream.count(request(spec), configuration: Configurations.tuned())
@@ -93,7 +102,7 @@ enum StreamVariants {
 
     /// Ours: `stream(for:)`, read by a ``SlowConsumer``.
     static func oursSlow(_ spec: ChildSpec) async throws {
-        let manager = SessionManager()
+        let manager = SessionManager(transport: spec.transport)
         let (body, response) = try await manager.stream(for: request(spec))
         var consumer = SlowConsumer()
         for try await chunk in body { await consumer.consume(chunk.count) }

@@ -41,7 +41,7 @@ enum FileVariants {
     /// moving it into place.
     static func oursDownload(_ spec: ChildSpec) async throws {
         let file = destination(spec)
-        let manager = SessionManager()
+        let manager = SessionManager(transport: spec.transport)
         let (url, response) = try await manager.download(
             for: URLRequest(url: BenchServer.bytesURL(spec.server, spec.bytes)), to: .file(file)
         )
@@ -73,7 +73,7 @@ enum FileVariants {
 
     /// Ours: `upload(for:fromFile:)`, the file read from disk as it is sent.
     static func oursUpload(_ spec: ChildSpec) async throws {
-        let manager = SessionManager()
+        let manager = SessionManager(transport: spec.transport)
         let (reply, response) = try await manager.upload(for: uploadRequest(spec), fromFile: uploadSource(in: spec.workdir))
         await manager.invalidateAndCancel()
         try checkUpload(status: response.statusCode, reply: reply, spec)

@@ -1,9 +1,42 @@
 import Foundation
 
-/// The 1 GiB scenarios, measured from the parent: every variant of every round runs in a fresh
-/// child process (this same binary with `--child`), ours and the baseline alternately, so each
-/// peak RSS belongs to one variant alone. The parent's server feeds them over loopback.
+/// The 1 GiB scenarios, measured from the parent: every contender of every round runs in a fresh
+/// child process (this same binary with `--child`), the contenders in rotating order, so each peak
+/// RSS belongs to one contender alone. The parent's server feeds them.
+///
+/// Contenders: ours on curl, ours on URLSession, the raw URLSession baseline, and on stream-1g the
+/// bare libcurl loop (the limit).
 enum MemoryScenarios {
+    /// The contenders of a memory scenario, in report order.
+    static func modes(_ scenario: Scenario) -> [ChildSpec.Mode] {
+        scenario == .stream1g ? [.ours, .oursURLSession, .baseline, .rawCurl] : [.ours, .oursURLSession, .baseline]
+    }
+
+    /// Runs every contender of `scenario` `rounds` times, each in a child process; round `r`
+    /// starts with contender `r mod count`.
+    static func runChildren(
+        _ scenario: Scenario, server: BenchServer, options: Options, workdir: URL,
+        describe: (ChildSpec.Mode, ChildReport) -> String
+    ) async throws -> [ChildSpec.Mode: [ChildReport]] {
+        let modes = modes(scenario)
+        var reports: [ChildSpec.Mode: [ChildReport]] = [:]
+        for round in 0..<options.bigRounds {
+            var line = "  \(scenario.rawValue) round \(round + 1)/\(options.bigRounds):"
+            for step in 0..<modes.count {
+                let mode = modes[(round + step) % modes.count]
+                let spec = ChildSpec(
+                    scenario: scenario, mode: mode, server: server.baseURL, bytes: options.bigBytes, workdir: workdir,
+                    result: workdir.appendingPathComponent("result-\(scenario.rawValue)-\(mode.rawValue)-\(round).json")
+                )
+                let report = try await ChildProcess.run(spec)
+                reports[mode, default: []].append(report)
+                line += describe(mode, report)
+            }
+            log(line)
+        }
+        return reports
+    }
+
     static func run(_ scenario: Scenario, server: BenchServer, options: Options, workdir: URL) async throws -> ScenarioResult {
         let bytes = options.bigBytes
         if scenario == .upload1g {
@@ -13,66 +46,71 @@ enum MemoryScenarios {
                 try FileVariants.writeSource(source, bytes: bytes)
             }
         }
-        var reports: [ChildSpec.Mode: [ChildReport]] = [:]
-        for round in 0..<options.bigRounds {
-            let order: [ChildSpec.Mode] = round % 2 == 0 ? [.ours, .baseline] : [.baseline, .ours]
-            var line = "  \(scenario.rawValue) round \(round + 1)/\(options.bigRounds):"
-            for mode in order {
-                let spec = ChildSpec(
-                    scenario: scenario, mode: mode, server: server.baseURL, bytes: bytes, workdir: workdir,
-                    result: workdir.appendingPathComponent("result-\(scenario.rawValue)-\(mode.rawValue)-\(round).json")
-                )
-                let report = try await ChildProcess.run(spec)
-                reports[mode, default: []].append(report)
-                line += String(format: " %@ %.0f MB/s %.1f MiB", mode.rawValue, report.megabytesPerSecond, Double(report.peakRSSKiB) / 1024)
-            }
-            log(line)
+        let reports = try await runChildren(scenario, server: server, options: options, workdir: workdir) { mode, report in
+            String(format: " %@ %.0f MB/s %.1f MiB", mode.rawValue, report.megabytesPerSecond, Double(report.peakRSSKiB) / 1024)
         }
-        let ours = reports[.ours] ?? []
-        let baseline = reports[.baseline] ?? []
-        let oursPeak = Double(ours.map(\.peakRSSKiB).max() ?? 0) / 1024
-        let baselinePeak = Double(baseline.map(\.peakRSSKiB).max() ?? 0) / 1024
 
-        var result: ScenarioResult
-        if scenario == .slowConsumer1g {
-            // Both read at the consumer's pace; what differs is memory.
-            result = ScenarioResult(
-                scenario: scenario, unit: "MiB", lowerIsBetter: true,
-                ours: Measure.median(ours.map { Double($0.peakRSSKiB) / 1024 }),
-                baseline: Measure.median(baseline.map { Double($0.peakRSSKiB) / 1024 }),
-                baselineLabel: "raw delegate bridged to an unbounded AsyncThrowingStream, peak RSS"
-            )
-            result.oursSamples = ours.map { Double($0.peakRSSKiB) / 1024 }
-            result.baselineSamples = baseline.map { Double($0.peakRSSKiB) / 1024 }
-            let oursRate = Measure.median(ours.map(\.megabytesPerSecond))
-            let baselineRate = Measure.median(baseline.map(\.megabytesPerSecond))
-            result.extras = [
-                .init(key: "mbps", label: "consumer-paced throughput (ours \(Format.number(oursRate)) MB/s)", value: baselineRate, ratio: oursRate / baselineRate, unit: "MB/s"),
-            ]
-        } else {
-            let label: String
-            switch scenario {
-            case .stream1g: label = "raw delegate counting bytes, same configuration"
-            case .download1g: label = "URLSession.download(for:) + move, same configuration (ours: download(for:to:))"
-            default: label = "URLSession.upload(for:fromFile:), same configuration (ours: upload(for:fromFile:))"
-            }
-            result = ScenarioResult(
-                scenario: scenario, unit: "MB/s", lowerIsBetter: false,
-                ours: Measure.median(ours.map(\.megabytesPerSecond)),
-                baseline: Measure.median(baseline.map(\.megabytesPerSecond)),
-                baselineLabel: label
-            )
-            result.oursSamples = ours.map(\.megabytesPerSecond)
-            result.baselineSamples = baseline.map(\.megabytesPerSecond)
+        let slow = scenario == .slowConsumer1g
+        // slow-consumer-1g: every contender reads at the consumer's pace; what differs is memory.
+        var result = slow
+            ? ScenarioResult(scenario: scenario, unit: "MiB", lowerIsBetter: true)
+            : ScenarioResult(scenario: scenario, unit: "MB/s", lowerIsBetter: false)
+        let ours: String
+        let baseline: String
+        switch scenario {
+        case .stream1g:
+            ours = "the transfer's event stream (dataTask(with:) + handle.events), counting .data bytes"
+            baseline = "raw delegate counting bytes, the library's configuration"
+        case .download1g:
+            ours = "download(for:to: .file(url))"
+            baseline = "URLSession.download(for:) + move"
+        case .upload1g:
+            ours = "upload(for:fromFile:)"
+            baseline = "URLSession.upload(for:fromFile:)"
+        default:
+            ours = "stream(for:) read at 128 MiB/s; value: peak RSS"
+            baseline = "raw delegate bridged to an unbounded AsyncThrowingStream, same consumer; value: peak RSS"
         }
-        result.peakRSSMiB = oursPeak
-        result.baselinePeakRSSMiB = baselinePeak
-        if scenario == .stream1g {
-            result.target = "ours >= 0.9 x raw delegate, peak RSS <= 64 MiB"
-            result.targetMet = result.ratio >= 0.9 && oursPeak <= 64
-        } else {
-            result.target = "peak RSS <= 100 MiB"
-            result.targetMet = oursPeak <= 100
+        for mode in modes(scenario) {
+            guard let runs = reports[mode], !runs.isEmpty else { continue }
+            let label: String
+            switch mode {
+            case .ours: label = "curl transport: " + ours
+            case .oursURLSession: label = "URLSession transport: " + ours
+            case .baseline: label = baseline
+            case .rawCurl: label = "bare libcurl loop, one easy handle, write callback counting bytes"
+            }
+            let values = slow ? runs.map { Double($0.peakRSSKiB) / 1024 } : runs.map(\.megabytesPerSecond)
+            result.contenders.append(Contender(
+                key: mode.rawValue, label: label, value: Measure.median(values), samples: values,
+                peakRSSMiB: Double(runs.map(\.peakRSSKiB).max() ?? 0) / 1024
+            ))
+        }
+        if slow {
+            result.extras = modes(scenario).compactMap { mode in
+                guard let runs = reports[mode] else { return nil }
+                return .init(
+                    key: "\(mode.rawValue.replacingOccurrences(of: "-", with: "_"))_mbps",
+                    label: "consumer-paced throughput, \(mode.rawValue)", value: Measure.median(runs.map(\.megabytesPerSecond)),
+                    ratio: nil, unit: "MB/s"
+                )
+            }
+        }
+        switch scenario {
+        case .stream1g:
+            result.addRatioTarget("ours (curl) >= 0.95x raw libcurl", ContenderKey.ours, over: ContenderKey.rawCurl, atLeast: 0.95)
+            result.addRSSTarget(ContenderKey.ours, atMost: 64)
+            result.addRatioTarget(
+                "ours (URLSession) >= 0.9x raw delegate", ContenderKey.oursURLSession, over: ContenderKey.rawURLSession,
+                atLeast: 0.9, urlSessionEra: true
+            )
+            result.addRSSTarget(ContenderKey.oursURLSession, atMost: 64, urlSessionEra: true)
+        case .slowConsumer1g:
+            result.addRSSTarget(ContenderKey.ours, atMost: 64)
+            result.addRSSTarget(ContenderKey.oursURLSession, atMost: 100, urlSessionEra: true)
+        default:
+            result.addRSSTarget(ContenderKey.ours, atMost: 100)
+            result.addRSSTarget(ContenderKey.oursURLSession, atMost: 100, urlSessionEra: true)
         }
         return result
     }

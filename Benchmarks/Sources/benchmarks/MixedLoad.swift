@@ -53,8 +53,8 @@ enum MixedLoad {
     static func child(_ spec: ChildSpec, progress: Progress = Progress()) async throws -> MixedLoadFigures {
         let big = URLRequest(url: BenchServer.bytesURL(spec.server, spec.bytes))
         switch spec.mode {
-        case .ours:
-            let manager = SessionManager()
+        case .ours, .oursURLSession:
+            let manager = SessionManager(transport: spec.transport)
             let figures = try await measure(spec, progress: progress, client: .ours(manager)) {
                 let (body, response) = try await manager.stream(for: big)
                 guard response.statusCode == 200 else { throw BenchmarkError("mixed-load ours: status \(response.statusCode)") }
@@ -78,6 +78,8 @@ enum MixedLoad {
                     task.resume()
                 }
             }
+        case .rawCurl:
+            throw BenchmarkError("mixed-load has no raw libcurl contender")
         }
     }
 

@@ -1,3 +1,4 @@
+import AsyncNetworking
 import Foundation
 
 /// The command line of `benchmarks`.
@@ -6,7 +7,7 @@ import Foundation
 ///
 /// Hidden (used when the benchmark re-executes itself for a memory scenario):
 ///
-///     benchmarks --child SCENARIO --mode ours|baseline --server URL --bytes N --workdir DIR --result FILE
+///     benchmarks --child SCENARIO --mode ours|ours-urlsession|raw-urlsession|raw-curl --server URL --bytes N --workdir DIR --result FILE
 struct Options: Sendable {
     /// Rounds of the request scenarios (small-seq, small-c16, batch-1000). Default 5 (2 with `--quick`).
     var rounds = 5
@@ -23,7 +24,8 @@ struct Options: Sendable {
     var serverURL: URL?
     /// Set in a child process: the one measurement to make.
     var child: ChildSpec?
-    /// `--variants a,b`: run only these contenders of the request scenarios (for profiling one side).
+    /// `--variants a,b`: run only these contenders of the request scenarios (for profiling one side,
+    /// or to add the opt-in ones).
     var variants: Set<String>?
     /// `--trace SCENARIO`: a memory timeline of one transfer instead of the benchmark (see ``Trace``).
     var trace: Scenario?
@@ -36,6 +38,9 @@ struct Options: Sendable {
     var batchCount: Int { quick ? 300 : 1_000 }
     /// Body bytes of the 1 GiB scenarios.
     var bigBytes: Int { quick ? 64 << 20 : 1 << 30 }
+    /// A request-scenario sample repeats its pass (`smallCount` requests, or one batch) until this
+    /// long has passed, so the raw libcurl loop is not timed over a few milliseconds.
+    var minimumSampleSeconds: Double { quick ? 0.15 : 0.5 }
 
     static let usage = """
     usage: benchmarks [options]
@@ -46,9 +51,10 @@ struct Options: Sendable {
       --json FILE      also write the results as JSON
       --server URL     use this server (must serve /bytes/N and accept POST /upload) instead of
                        an embedded LoopbackServer
-      --variants a,b   profiling aid: run only these contenders of small-seq/small-c16/batch-1000
-                       (ours, raw, raw-delegate, raw-default, urlcache_off, cookies_off,
-                       credential_storage_off, raw-taskgroup, ours-taskgroup; diagnostic: ours-isolated)
+      --variants a,b   run only these contenders of small-seq/small-c16/batch-1000 (default: ours,
+                       ours-urlsession, raw-urlsession, raw-curl, raw-default; batch: ours-taskgroup too);
+                       also opt-in: raw-delegate, urlcache_off, cookies_off, credential_storage_off,
+                       ours-isolated (ours = the curl transport)
       --trace NAME     diagnostic: a memory timeline of one stream-1g, slow-consumer-1g or download-1g
                        transfer (--trace-raw raw-count|raw-spill: a raw delegate instead of ours),
                        or of one mixed-load child flow (--trace-raw raw-count: the raw baseline's)
@@ -164,11 +170,20 @@ enum Scenario: String, CaseIterable, Sendable {
 
 /// What a child process measures: one variant of one memory scenario, once.
 struct ChildSpec: Sendable {
-    enum Mode: String, Sendable {
-        /// AsyncNetworking.
+    enum Mode: String, Sendable, CaseIterable {
+        /// AsyncNetworking on the curl transport.
         case ours
+        /// AsyncNetworking on the URLSession transport.
+        case oursURLSession = "ours-urlsession"
         /// Raw URLSession.
-        case baseline
+        case baseline = "raw-urlsession"
+        /// A bare libcurl loop (``RawCurlClient``); stream-1g only.
+        case rawCurl = "raw-curl"
+    }
+
+    /// The transport of the `ours` modes.
+    var transport: SessionManager.Transport {
+        mode == .oursURLSession ? .urlSession : .curl
     }
 
     let scenario: Scenario

@@ -7,18 +7,28 @@ import FoundationNetworking
 /// small-seq and small-c16: many small GETs, sequentially or 16 in flight, in requests per second.
 ///
 /// Contenders, each with its own session created once and reused for every round (so connections
-/// are kept alive as a service would): ours (`SessionManager.data(for:)`), raw `URLSession.data(for:)`
-/// with the same configuration (the main baseline), a raw delegate session with the same
-/// configuration, raw `URLSession.data(for:)` with `.default`; small-seq adds `.default` with each
-/// tuned setting turned off alone.
+/// are kept alive as a service would):
+/// - `ours`: `SessionManager(transport: .curl).data(for:)` — the headline;
+/// - `ours-urlsession`: the same on `SessionManager(transport: .urlSession)`;
+/// - `raw-urlsession`: `URLSession.data(for:)` with the library's configuration;
+/// - `raw-curl`: a bare libcurl multi loop over the same shim (``RawCurlClient``), the limit;
+/// - `raw-default`: `URLSession.data(for:)` with `.default`;
+/// - opt-in (`--variants`): `raw-delegate` (a raw delegate session), the `.default`-minus-one-setting
+///   sessions (small-seq), `ours-isolated`.
 enum SmallRequestScenarios {
+    static let defaultVariants: Set<String> = [
+        ContenderKey.ours, ContenderKey.oursURLSession, ContenderKey.rawURLSession, ContenderKey.rawCurl, "raw-default",
+    ]
+
     static func run(_ scenario: Scenario, server: BenchServer, options: Options) async throws -> ScenarioResult {
         let sequential = scenario == .smallSeq
         let width = sequential ? 1 : 16
         let count = options.smallCount
+        let wanted = options.variants ?? defaultVariants
         var clients: [(name: String, client: SmallClient)] = [
-            ("ours", .ours(SessionManager())),
-            ("raw", .rawAsync(URLSession(configuration: Configurations.tuned()))),
+            (ContenderKey.ours, .ours(SessionManager(transport: .curl))),
+            (ContenderKey.oursURLSession, .ours(SessionManager(transport: .urlSession))),
+            (ContenderKey.rawURLSession, .rawAsync(URLSession(configuration: Configurations.tuned()))),
             ("raw-delegate", .rawDelegate(RawDelegateClient(configuration: Configurations.tuned()))),
             ("raw-default", .rawAsync(URLSession(configuration: .default))),
         ]
@@ -27,7 +37,8 @@ enum SmallRequestScenarios {
                 clients.append((setting.rawValue, .rawAsync(URLSession(configuration: Configurations.defaultWithout(setting)))))
             }
         }
-        if let wanted = options.variants { clients = clients.filter { wanted.contains($0.name) } }
+        for (name, client) in clients where !wanted.contains(name) { await client.shutdown() }
+        clients = clients.filter { wanted.contains($0.name) }
         let request = URLRequest(url: server.smallURL)
         let expected = BenchServer.smallBytes
         // Warm up: open connections, fault in code paths.
@@ -36,61 +47,94 @@ enum SmallRequestScenarios {
                 try await client.get(request, expectedBytes: expected)
             }
         }
+        let minimum = options.minimumSampleSeconds
         var variants = clients.map { name, client in
             Variant(name: name) {
-                let seconds = try await Measure.time {
+                let (seconds, passes) = try await timedPasses(minimumSeconds: minimum) {
                     try await slidingWindow(count: count, width: width) { _ in
                         try await client.get(request, expectedBytes: expected)
                     }
                 }
-                return Double(count) / seconds
+                return Sample(value: Double(count * passes) / seconds, requests: count * passes)
             }
         }
-        if options.variants?.contains("ours-isolated") == true {
-            let manager = SessionManager()
+        if wanted.contains(ContenderKey.rawCurl) {
+            let raw = try RawCurlClient(url: server.smallURL, width: width)
+            try await raw.run(count: 4 * width + 20, expectedBytes: expected)
+            variants.append(Variant(name: ContenderKey.rawCurl) {
+                let (seconds, passes) = try await timedPasses(minimumSeconds: minimum) {
+                    try await raw.run(count: count, expectedBytes: expected)
+                }
+                return Sample(value: Double(count * passes) / seconds, requests: count * passes)
+            })
+        }
+        if wanted.contains("ours-isolated") {
+            let manager = SessionManager(transport: .curl)
             try await manager.loadIsolated(request, count: 4 * width + 20, width: width, expectedBytes: expected)
             variants.append(Variant(name: "ours-isolated") {
-                let seconds = try await Measure.time {
+                let (seconds, passes) = try await timedPasses(minimumSeconds: minimum) {
                     try await manager.loadIsolated(request, count: count, width: width, expectedBytes: expected)
                 }
-                return Double(count) / seconds
+                return Sample(value: Double(count * passes) / seconds, requests: count * passes)
             })
         }
         let (samples, cpu) = try await alternate(scenario, variants, rounds: options.rounds, unit: "req/s")
         for (_, client) in clients { await client.shutdown() }
 
-        func median(_ name: String) -> Double { samples[name].map(Measure.median) ?? .nan }
-        var result = ScenarioResult(
-            scenario: scenario, unit: "req/s", lowerIsBetter: false,
-            ours: median("ours"), baseline: median("raw"),
-            baselineLabel: "URLSession.data(for:), same configuration"
-        )
-        result.cpuPerRequest = variants.compactMap { variant in
-            cpu[variant.name].map { (variant.name, Measure.median($0) * 1e6 / Double(count)) }
+        var result = ScenarioResult(scenario: scenario, unit: "req/s", lowerIsBetter: false)
+        let labels = [
+            ContenderKey.ours: "SessionManager(transport: .curl).data(for:)",
+            ContenderKey.oursURLSession: "SessionManager(transport: .urlSession).data(for:)",
+            ContenderKey.rawURLSession: "URLSession.data(for:), the library's configuration",
+            ContenderKey.rawCurl: "bare libcurl multi loop, \(width) easy handle(s) reused",
+        ]
+        for key in [ContenderKey.ours, ContenderKey.oursURLSession, ContenderKey.rawURLSession, ContenderKey.rawCurl] {
+            guard let values = samples[key] else { continue }
+            result.contenders.append(Contender(
+                key: key, label: labels[key]!, value: Measure.median(values), samples: values,
+                cpuMicroseconds: cpu[key].map { Measure.median($0) * 1e6 }
+            ))
         }
-        result.oursSamples = samples["ours"] ?? []
-        result.baselineSamples = samples["raw"] ?? []
-        let plain = median("raw-default")
-        func extra(_ name: String, key: String, label: String) -> ScenarioResult.Extra? {
-            guard samples[name] != nil else { return nil }
-            let value = median(name)
-            return .init(key: key, label: label, value: value, ratio: result.ratio(against: value))
+        func median(_ name: String) -> Double? { samples[name].map(Measure.median) }
+        func extra(_ name: String, label: String) -> ScenarioResult.Extra? {
+            guard let value = median(name) else { return nil }
+            return .init(key: name, label: label, value: value, ratio: result.value(ContenderKey.ours).map { $0 / value })
         }
         result.extras = [
-            extra("raw-delegate", key: "delegate", label: "raw delegate session, same configuration"),
-            extra("raw-default", key: "default", label: "URLSession.data(for:), .default"),
-            extra("ours-isolated", key: "ours_isolated", label: "ours called from code isolated to the manager"),
+            extra("raw-default", label: "URLSession.data(for:), .default"),
+            extra("raw-delegate", label: "raw delegate session, the library's configuration"),
+            extra("ours-isolated", label: "ours (curl) called from code isolated to the manager"),
         ].compactMap { $0 }
-        if sequential, samples["raw-default"] != nil {
+        if sequential, let plain = median("raw-default") {
             result.settings = [.init(key: "default", label: ".default", value: plain, ratio: nil)]
-            for setting in Configurations.Setting.allCases where samples[setting.rawValue] != nil {
-                let value = median(setting.rawValue)
+            for setting in Configurations.Setting.allCases {
+                guard let value = median(setting.rawValue) else { continue }
                 result.settings.append(.init(key: setting.rawValue, label: setting.label, value: value, ratio: value / plain))
             }
-            result.settings.append(.init(key: "all_off", label: "all three off (defaultConfiguration())", value: result.baseline, ratio: result.baseline / plain))
+            if result.settings.count > 1, let tuned = median(ContenderKey.rawURLSession) {
+                result.settings.append(.init(key: "all_off", label: "all three off (defaultConfiguration())", value: tuned, ratio: tuned / plain))
+            }
         }
-        result.target = "ours >= 0.97 x raw same configuration, and >= raw .default"
-        result.targetMet = result.ratio >= 0.97 && result.ratio(against: plain) >= 1
+        result.extraCPU = ["raw-default", "raw-delegate", "ours-isolated"].compactMap { name in
+            cpu[name].map { (name, Measure.median($0) * 1e6) }
+        }
+
+        if sequential {
+            result.addRatioTarget("ours (curl) >= 0.5x raw libcurl", ContenderKey.ours, over: ContenderKey.rawCurl, atLeast: 0.5)
+        } else {
+            result.addRatioTarget("ours (curl) >= 0.75x raw libcurl", ContenderKey.ours, over: ContenderKey.rawCurl, atLeast: 0.75)
+            result.addRatioTarget("ours (curl) >= 10x raw URLSession", ContenderKey.ours, over: ContenderKey.rawURLSession, atLeast: 10)
+        }
+        result.addRatioTarget(
+            "ours (URLSession) >= 0.97x raw URLSession", ContenderKey.oursURLSession, over: ContenderKey.rawURLSession,
+            atLeast: 0.97, urlSessionEra: true
+        )
+        if let plain = median("raw-default"), let oursURLSession = result.value(ContenderKey.oursURLSession) {
+            result.targets.append(Target(
+                text: "ours (URLSession) >= raw URLSession .default", measured: Format.ratio(oursURLSession / plain),
+                holds: oursURLSession >= plain, urlSessionEra: true
+            ))
+        }
         return result
     }
 }
