@@ -22,7 +22,7 @@ enum Benchmarks {
                 return 1
             }
         }
-        let header = "AsyncNetworking benchmarks — \(Report.machine())"
+        let header = "AsyncNetworking benchmarks — \(Report.machine())\nlibcurl: \(Report.curlVersion())"
         log(header)
         let workdir = FileManager.default.temporaryDirectory
             .appendingPathComponent("asyncnetworking-bench-\(UUID().uuidString)")
@@ -41,7 +41,8 @@ enum Benchmarks {
             return 1
         }
         defer { server.stop() }
-        let sizes = "\(options.smallCount) small requests of \(BenchServer.smallBytes) B, batch of \(options.batchCount), "
+        let sizes = "\(options.smallCount) small requests of \(BenchServer.smallBytes) B, batch of \(options.batchCount) "
+            + "(repeated until \(options.minimumSampleSeconds) s per sample), "
             + "\(options.bigBytes >> 20) MiB bodies; \(options.rounds) rounds (1 GiB scenarios: \(options.bigRounds), a child process each)"
         log("server: \(server.description); \(sizes)")
 

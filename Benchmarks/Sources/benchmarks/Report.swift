@@ -1,3 +1,6 @@
+#if os(Linux)
+import CCurlShim
+#endif
 import Foundation
 
 /// The human table on stdout and the JSON file for tools.
@@ -14,6 +17,18 @@ enum Report {
         let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?")
             .split(separator: " ").prefix(3).joined(separator: " ")
         return "\(cores) cores (nproc), \(model), Linux \(kernel), \(swiftVersion()), load average before the run \(load)"
+    }
+
+    /// `curl_version()` of the libcurl the shim loads.
+    static func curlVersion() -> String {
+        #if os(Linux)
+        var message = [CChar](repeating: 0, count: 512)
+        guard message.withUnsafeMutableBufferPointer({ ancurl_load($0.baseAddress, $0.count) }) == 0,
+              let version = ancurl_version() else { return "not loaded" }
+        return String(cString: version)
+        #else
+        return "not used"
+        #endif
     }
 
     private static func swiftVersion() -> String {

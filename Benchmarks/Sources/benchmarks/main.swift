@@ -1,7 +1,8 @@
 import Foundation
 
-// AsyncNetworking benchmarks: AsyncNetworking against raw URLSession, alternately in one process,
-// several rounds, medians and ratios. See the README's Benchmarks section.
+// AsyncNetworking benchmarks: AsyncNetworking on its curl and URLSession transports against raw
+// URLSession and a bare libcurl loop, alternately in one run, several rounds, medians and ratios.
+// See the README's Benchmarks section.
 //
 //   swift run -c release benchmarks [--rounds N] [--big-rounds N] [--quick] [--only a,b] [--json FILE] [--server URL]
 
