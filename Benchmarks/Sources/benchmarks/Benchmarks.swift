@@ -13,6 +13,16 @@ enum Benchmarks {
                 return 1
             }
         }
+        if options.serve {
+            do {
+                let server = try BenchServer(url: nil)
+                FileHandle.standardOutput.write(Data((server.baseURL.absoluteString + "\n").utf8))
+                while true { try await Task.sleep(for: .seconds(3600)) }
+            } catch {
+                log("benchmarks --serve: \(error)")
+                return 1
+            }
+        }
         if let scenario = options.trace {
             do {
                 try await Trace.run(scenario, rawMode: options.traceRaw, options: options)

@@ -29,6 +29,9 @@ struct Options: Sendable {
     var variants: Set<String>?
     /// `--trace SCENARIO`: a memory timeline of one transfer instead of the benchmark (see ``Trace``).
     var trace: Scenario?
+    /// `--serve`: only run the loopback server (print its URL, serve until killed), so one child
+    /// measurement can be profiled alone with `--child … --server URL`.
+    var serve = false
     /// `--trace-raw raw-spill|raw-count`: trace a raw delegate instead of ours.
     var traceRaw: String?
 
@@ -55,6 +58,9 @@ struct Options: Sendable {
                        ours-urlsession, raw-urlsession, raw-curl, raw-default; batch: ours-taskgroup too);
                        also opt-in: raw-delegate, urlcache_off, cookies_off, credential_storage_off,
                        ours-isolated (ours = the curl transport)
+      --serve          profiling aid: only run the loopback server, print its URL, serve until killed
+                       (then: benchmarks --child stream-1g --mode ours --server URL --bytes N
+                       --workdir DIR --result FILE, e.g. under perf record -g)
       --trace NAME     diagnostic: a memory timeline of one stream-1g, slow-consumer-1g or download-1g
                        transfer (--trace-raw raw-count|raw-spill: a raw delegate instead of ours),
                        or of one mixed-load child flow (--trace-raw raw-count: the raw baseline's)
@@ -87,6 +93,7 @@ struct Options: Sendable {
             case "--rounds": options.rounds = try count(argument); roundsGiven = true
             case "--big-rounds": options.bigRounds = try count(argument); bigRoundsGiven = true
             case "--quick": options.quick = true
+            case "--serve": options.serve = true
             case "--json": options.jsonPath = try value(argument)
             case "--only":
                 let names = try value(argument).split(separator: ",").map { String($0) }
