@@ -105,7 +105,8 @@ enum SmallRequestScenarios {
             extra("raw-delegate", label: "raw delegate session, the library's configuration"),
             extra("ours-isolated", label: "ours (curl) called from code isolated to the manager"),
         ].compactMap { $0 }
-        if sequential, let plain = median("raw-default") {
+        let settingsMeasured = Configurations.Setting.allCases.contains { samples[$0.rawValue] != nil }
+        if sequential, settingsMeasured, let plain = median("raw-default") {
             result.settings = [.init(key: "default", label: ".default", value: plain, ratio: nil)]
             for setting in Configurations.Setting.allCases {
                 guard let value = median(setting.rawValue) else { continue }
