@@ -31,7 +31,7 @@ enum ChildRunner {
         case (.download1g, .baseline): try await FileVariants.rawDownload(spec)
         case (.upload1g, .ours), (.upload1g, .oursURLSession): try await FileVariants.oursUpload(spec)
         case (.upload1g, .baseline): try await FileVariants.rawUpload(spec)
-        case (.mixedLoad, .ours), (.mixedLoad, .oursURLSession), (.mixedLoad, .baseline): mixed = try await MixedLoad.child(spec)
+        case (.mixedLoad, _): mixed = try await MixedLoad.child(spec)
         case (_, .rawCurl):
             throw BenchmarkError("\(spec.scenario.rawValue) has no raw libcurl contender")
         case (.smallSeq, _), (.smallC16, _), (.batch1000, _):

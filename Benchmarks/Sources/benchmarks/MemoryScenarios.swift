@@ -4,12 +4,12 @@ import Foundation
 /// child process (this same binary with `--child`), the contenders in rotating order, so each peak
 /// RSS belongs to one contender alone. The parent's server feeds them.
 ///
-/// Contenders: ours on curl, ours on URLSession, the raw URLSession baseline, and on stream-1g the
-/// bare libcurl loop (the limit).
+/// Contenders: ours on curl, ours on URLSession, the raw URLSession baseline, and on stream-1g (and
+/// mixed-load) the bare libcurl loop (the limit).
 enum MemoryScenarios {
     /// The contenders of a memory scenario, in report order.
     static func modes(_ scenario: Scenario) -> [ChildSpec.Mode] {
-        scenario == .stream1g ? [.ours, .oursURLSession, .baseline, .rawCurl] : [.ours, .oursURLSession, .baseline]
+        scenario == .stream1g || scenario == .mixedLoad ? [.ours, .oursURLSession, .baseline, .rawCurl] : [.ours, .oursURLSession, .baseline]
     }
 
     /// Runs every contender of `scenario` `rounds` times, each in a child process; round `r`

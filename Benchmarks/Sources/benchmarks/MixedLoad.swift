@@ -79,7 +79,7 @@ enum MixedLoad {
                 }
             }
         case .rawCurl:
-            throw BenchmarkError("mixed-load has no raw libcurl contender")
+            return try await RawCurlMixedLoad.run(spec)
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// mixed-load, measured from the parent: each round runs ours on curl, ours on URLSession and the
-/// raw URLSession baseline in a child process each (rotating which goes first, as the 1 GiB
+/// mixed-load, measured from the parent: each round runs ours on curl, ours on URLSession, the raw
+/// URLSession baseline and a bare libcurl loop (``RawCurlMixedLoad``) in a child process each (rotating which goes first, as the 1 GiB
 /// scenarios do); see ``MixedLoad`` for what one child does. The table's row is the busy p99
 /// latency; the rest goes in a section below.
 enum MixedLoadScenario {
@@ -29,6 +29,7 @@ enum MixedLoadScenario {
             .ours: "curl transport: stream(for:) + data(for:) GETs on one manager; busy p99",
             .oursURLSession: "URLSession transport: the same; busy p99",
             .baseline: "raw delegate session counting the stream + URLSession.data(for:) GETs on it; busy p99",
+            .rawCurl: "one bare libcurl loop on one thread: the stream (counting) + the GETs on a reused handle; busy p99",
         ]
         for mode in modes {
             let runs = reports[mode] ?? []

@@ -184,7 +184,7 @@ struct ChildSpec: Sendable {
         case oursURLSession = "ours-urlsession"
         /// Raw URLSession.
         case baseline = "raw-urlsession"
-        /// A bare libcurl loop (``RawCurlClient``); stream-1g only.
+        /// A bare libcurl loop (``RawCurlClient``, ``RawCurlMixedLoad``); stream-1g and mixed-load.
         case rawCurl = "raw-curl"
     }
 
