@@ -78,7 +78,7 @@ enum BatchScenario {
             ContenderKey.ours: "SessionManager(transport: .curl).data(for: requests, width: \(width))",
             ContenderKey.oursURLSession: "SessionManager(transport: .urlSession).data(for: requests, width: \(width))",
             ContenderKey.rawURLSession: "hand-written TaskGroup (width \(width)) over URLSession.data(for:)",
-            ContenderKey.rawCurl: "bare libcurl multi loop, \(width) easy handles reused",
+            ContenderKey.rawCurl: "bare libcurl multi loop, \(width) easy handles reused, <= \(RawCurlClient.libraryHostConnections) connections",
         ]
         for key in [ContenderKey.ours, ContenderKey.oursURLSession, ContenderKey.rawURLSession, ContenderKey.rawCurl] {
             guard let values = samples[key] else { continue }

@@ -57,7 +57,7 @@ struct Options: Sendable {
       --variants a,b   run only these contenders of small-seq/small-c16/batch-1000 (default: ours,
                        ours-urlsession, raw-urlsession, raw-curl, raw-default; batch: ours-taskgroup too);
                        also opt-in: raw-delegate, urlcache_off, cookies_off, credential_storage_off,
-                       ours-isolated (ours = the curl transport)
+                       ours-isolated, raw-curl-unlimited (ours = the curl transport)
       --serve          profiling aid: only run the loopback server, print its URL, serve until killed
                        (then: benchmarks --child stream-1g --mode ours --server URL --bytes N
                        --workdir DIR --result FILE, e.g. under perf record -g)

@@ -7,6 +7,8 @@ import Foundation
 /// batches, no request conversion. A fixed set of easy handles (one per slot in flight), each set
 /// up once and re-added to the multi handle for every request, so connections stay alive between
 /// requests and rounds as they do in the transport's pool. The write callback only counts bytes.
+/// Like the transport, it opens at most 6 connections to the host by default (the library's
+/// `httpMaximumConnectionsPerHost`; more transfers in flight wait inside curl for one).
 ///
 /// The loop runs on a thread of its own (as the transport's does), never on Swift's cooperative
 /// pool; the caller awaits the end of each run.
@@ -19,14 +21,22 @@ final class RawCurlClient: @unchecked Sendable {
     /// One byte counter per easy handle, the write callback's userdata.
     private let counters: UnsafeMutablePointer<Int>
 
-    /// Creates `width` easy handles for `url` on one multi handle.
-    init(url: URL, width: Int) throws {
+    /// The library's default connection limit per host (`httpMaximumConnectionsPerHost` of its
+    /// configuration, which the curl transport passes as `CURLMOPT_MAX_HOST_CONNECTIONS`).
+    static let libraryHostConnections = 6
+
+    /// Creates `width` easy handles for `url` on one multi handle, at most `maxHostConnections`
+    /// connections open to the host (`nil`: no limit, one per handle in flight).
+    init(url: URL, width: Int, maxHostConnections: Int? = RawCurlClient.libraryHostConnections) throws {
         var message = [CChar](repeating: 0, count: 512)
         guard message.withUnsafeMutableBufferPointer({ ancurl_load($0.baseAddress, $0.count) }) == 0 else {
             throw BenchmarkError("raw libcurl: " + message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         }
         guard let multi = ancurl_multi_init() else { throw BenchmarkError("raw libcurl: curl_multi_init failed") }
         self.multi = multi
+        if let maxHostConnections {
+            _ = ancurl_multi_setopt_long(multi, ANCURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+        }
         counters = .allocate(capacity: width)
         counters.initialize(repeating: 0, count: width)
         var easies: [OpaquePointer] = []

@@ -68,6 +68,16 @@ enum SmallRequestScenarios {
                 return Sample(value: Double(count * passes) / seconds, requests: count * passes)
             })
         }
+        if wanted.contains("raw-curl-unlimited") {
+            let raw = try RawCurlClient(url: server.smallURL, width: width, maxHostConnections: nil)
+            try await raw.run(count: 4 * width + 20, expectedBytes: expected)
+            variants.append(Variant(name: "raw-curl-unlimited") {
+                let (seconds, passes) = try await timedPasses(minimumSeconds: minimum) {
+                    try await raw.run(count: count, expectedBytes: expected)
+                }
+                return Sample(value: Double(count * passes) / seconds, requests: count * passes)
+            })
+        }
         if wanted.contains("ours-isolated") {
             let manager = SessionManager(transport: .curl)
             try await manager.loadIsolated(request, count: 4 * width + 20, width: width, expectedBytes: expected)
@@ -86,7 +96,7 @@ enum SmallRequestScenarios {
             ContenderKey.ours: "SessionManager(transport: .curl).data(for:)",
             ContenderKey.oursURLSession: "SessionManager(transport: .urlSession).data(for:)",
             ContenderKey.rawURLSession: "URLSession.data(for:), the library's configuration",
-            ContenderKey.rawCurl: "bare libcurl multi loop, \(width) easy handle(s) reused",
+            ContenderKey.rawCurl: "bare libcurl multi loop, \(width) easy handle(s) reused, <= \(RawCurlClient.libraryHostConnections) connections",
         ]
         for key in [ContenderKey.ours, ContenderKey.oursURLSession, ContenderKey.rawURLSession, ContenderKey.rawCurl] {
             guard let values = samples[key] else { continue }
@@ -104,6 +114,7 @@ enum SmallRequestScenarios {
             extra("raw-default", label: "URLSession.data(for:), .default"),
             extra("raw-delegate", label: "raw delegate session, the library's configuration"),
             extra("ours-isolated", label: "ours (curl) called from code isolated to the manager"),
+            extra("raw-curl-unlimited", label: "bare libcurl loop, one connection per handle (no host limit)"),
         ].compactMap { $0 }
         let settingsMeasured = Configurations.Setting.allCases.contains { samples[$0.rawValue] != nil }
         if sequential, settingsMeasured, let plain = median("raw-default") {
@@ -116,7 +127,7 @@ enum SmallRequestScenarios {
                 result.settings.append(.init(key: "all_off", label: "all three off (defaultConfiguration())", value: tuned, ratio: tuned / plain))
             }
         }
-        result.extraCPU = ["raw-default", "raw-delegate", "ours-isolated"].compactMap { name in
+        result.extraCPU = ["raw-default", "raw-delegate", "ours-isolated", "raw-curl-unlimited"].compactMap { name in
             cpu[name].map { (name, Measure.median($0) * 1e6) }
         }
 
