@@ -62,7 +62,8 @@ struct Options: Sendable {
                        (then: benchmarks --child stream-1g --mode ours --server URL --bytes N
                        --workdir DIR --result FILE, e.g. under perf record -g)
       --trace NAME     diagnostic: a memory timeline of one stream-1g, slow-consumer-1g or download-1g
-                       transfer (--trace-raw raw-count|raw-spill: a raw delegate instead of ours),
+                       transfer on the default transport (the delegate-queue column counts only on
+                       URLSession) (--trace-raw raw-count|raw-spill: a raw delegate instead of ours),
                        or of one mixed-load child flow (--trace-raw raw-count: the raw baseline's)
     """
 
