@@ -238,6 +238,9 @@ struct EventBuffer<Waiter> {
     }
 
     private mutating func popFront() {
+        // Release the delivered item now: a slow consumer may never let the queue drain, and the
+        // array would otherwise keep up to 1,024 delivered chunks alive.
+        items[head] = .spilled(offset: 0, length: 0)
         head += 1
         delivered += 1
         if head == items.count {
