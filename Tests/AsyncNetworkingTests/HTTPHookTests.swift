@@ -101,9 +101,13 @@ struct HTTPHookTests {
         let decisions = Mutex<[CachedURLResponse?]>([])
         let decide: @Sendable (CachedURLResponse?) -> Void = { decision in decisions.withLock { $0.append(decision) } }
 
+        // Each hook answers from a task of its own: wait for one decision before asking the next,
+        // so they are recorded in order.
         await manager.taskWillCache(proposed, task: task, completion: decide)
+        #expect(await eventually { decisions.withLock { $0.count } == 1 })
         await manager.setHooks(SessionHooks(cache: { _ in nil }))
         await manager.taskWillCache(proposed, task: task, completion: decide)
+        #expect(await eventually { decisions.withLock { $0.count } == 2 })
         await manager.setHooks(SessionHooks(cache: { proposed in
             CachedURLResponse(response: proposed.response, data: Data("rewritten".utf8), userInfo: nil, storagePolicy: .allowedInMemoryOnly)
         }))
