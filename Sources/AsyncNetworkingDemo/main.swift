@@ -25,6 +25,7 @@ struct Greeting: Decodable, Sendable {
 }
 
 try await withSessionManager { manager in
+    print("transport: \(manager.transport == .curl ? "curl (libcurl's multi interface)" : "URLSession") — ASYNCNETWORKING_TRANSPORT=urlsession switches")
     print("\n1. await one request")
     let (body, response) = try await manager.data(from: server.url("/json"))
     print("  \(response.statusCode), \(body.count) bytes: \(String(decoding: body, as: UTF8.self))")
