@@ -56,7 +56,7 @@ enum CurlTLSConfiguration {
             throw CurlConfigurationError(code: ANCURLE_SSL_CACERT_BADFILE, message: "cannot create a CA file: \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
-        let path = String(cString: template)
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == data.count else {
             unlink(path)
