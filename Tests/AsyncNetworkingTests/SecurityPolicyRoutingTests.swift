@@ -108,10 +108,16 @@ struct SecurityPolicyRoutingTests {
         try await withTLSServer("good", clientCA: "clientca.pem", policy: .customRoots(roots)) { server, manager, _ in
             // No identity: the server refuses the handshake.
             let refused = await expectNetworkingError { try await postSecret(manager, server.url()) }
-            #expect(refused?.kind == .serverTrustFailed(host: "127.0.0.1", reason: .handshakeFailed), "\(String(describing: refused))")
+            #expect(refused?.kind == .clientCertificateRejected(host: "127.0.0.1"), "\(String(describing: refused))")
+            #expect(server.requests.isEmpty)
+            // An identity the server's client CA did not issue.
+            var policy = SecurityPolicy.customRoots(roots)
+            policy.clientIdentity = ClientIdentity(certificateFile: pki.file("good.pem"), keyFile: pki.file("good.key"))
+            await manager.setSecurityPolicy(policy)
+            let untrusted = await expectNetworkingError { try await postSecret(manager, server.url()) }
+            #expect(untrusted?.kind == .clientCertificateRejected(host: "127.0.0.1"), "\(String(describing: untrusted))")
             #expect(server.requests.isEmpty)
             // A plain key.
-            var policy = SecurityPolicy.customRoots(roots)
             policy.clientIdentity = ClientIdentity(certificateFile: pki.file("client.pem"), keyFile: pki.file("client.key"))
             await manager.setSecurityPolicy(policy)
             try await expectAccepted(manager, server.url())

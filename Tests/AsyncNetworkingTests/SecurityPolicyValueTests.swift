@@ -78,5 +78,7 @@ import Testing
         #expect(reason(58, "could not load PEM client certificate") == .clientIdentity)
         #expect(reason(7, "Couldn't connect to server") == .notTLS)
         #expect(reason(56, "Connection reset by peer") == .notTLS)
+        #expect(reason(56, "OpenSSL SSL_read: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0") == .clientRejected)
+        #expect(reason(35, "error:0A000418:SSL routines::tlsv1 alert unknown ca") == .clientRejected)
     }
 }

@@ -62,6 +62,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case cleartextRefused
         /// A certificate or public-key pin given to a ``SecurityPolicy`` could not be read.
         case invalidCertificate
+        /// The TLS server at `host` asked for a client certificate (mutual TLS) and refused the one
+        /// presented, or its absence. With TLS 1.3 the server says so just after the handshake:
+        /// the request may have been written, but the server never processed it.
+        case clientCertificateRejected(host: String)
         /// The ``ClientIdentity`` could not be used: a file could not be read, the passphrase is
         /// wrong, or the key does not match the certificate (the message says which, as the TLS
         /// library reported it).
@@ -167,6 +171,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .cleartextRefused: "cleartextRefused"
         case .invalidCertificate: "invalidCertificate"
         case .clientIdentityFailed: "clientIdentityFailed"
+        case .clientCertificateRejected(let host): "clientCertificateRejected(host: \(host))"
         }
     }
 

@@ -20,8 +20,7 @@ public enum ServerTrustFailureReason: Sendable, Hashable, CustomStringConvertibl
     /// The chain was refused for another reason (revoked, bad signature, wrong usage...); the
     /// error's message has the TLS library's words.
     case invalidChain
-    /// The TLS handshake itself failed (no common protocol or cipher, the server spoke no TLS,
-    /// the server refused the client's certificate...).
+    /// The TLS handshake itself failed (no common protocol or cipher, the server spoke no TLS...).
     case handshakeFailed
 
     public var description: String {
@@ -63,10 +62,22 @@ enum ServerTrustClassifier {
         case server(ServerTrustFailureReason)
         /// The client's own identity could not be used.
         case clientIdentity
+        /// The server refused the client: no certificate, or one it does not trust (a TLS alert
+        /// about the client's certificate, received during or right after the handshake).
+        case clientRejected
     }
+
+    /// TLS alerts a server sends about the client's certificate (as OpenSSL words them).
+    static let clientCertificateAlerts = [
+        "alert certificate required", "alert unknown ca", "alert bad certificate", "alert certificate unknown",
+        "alert certificate expired", "alert certificate revoked", "alert unsupported certificate", "alert access denied",
+    ]
 
     static func classify(code: Int32, message: String, evaluation: SecurityPolicy.Evaluation) -> Outcome {
         let text = message.lowercased()
+        if code == 35 || code == 56, clientCertificateAlerts.contains(where: text.contains) {
+            return .clientRejected
+        }
         switch code {
         case 90: // SSL_PINNEDPUBKEYNOTMATCH
             return .server(.publicKeyPinMismatch)
@@ -80,8 +91,6 @@ enum ServerTrustClassifier {
             }
             return .server(.handshakeFailed)
         case 53, 54, 59, 66, 77, 80, 82, 98:
-            return .server(.handshakeFailed)
-        case 56 where text.contains("alert"): // the server refused our certificate after the handshake (TLS 1.3)
             return .server(.handshakeFailed)
         default:
             return .notTLS

@@ -85,6 +85,11 @@ extension NetworkingError {
             return nil
         case .clientIdentity:
             return NetworkingError(.clientIdentityFailed, "the client identity for \(host) could not be used: \(message)")
+        case .clientRejected:
+            return NetworkingError(
+                .clientCertificateRejected(host: host),
+                "the TLS server \(host) refused the client's certificate (or its absence): \(message)"
+            )
         case .server(let reason):
             return NetworkingError(
                 .serverTrustFailed(host: host, reason: reason),
