@@ -106,6 +106,17 @@ struct SecurityPolicyTLSTests {
         }
     }
 
+    @Test func pinsComputedFromCertificatesMatchOpenSSL() async throws {
+        let pki = try TestPKI.make()
+        for name in ["good", "rekeyed", "self"] {
+            #expect(try PublicKeyPin(certificate: pki.certificate("\(name).pem")) == (try pki.pin(name)), "\(name)")
+        }
+        let policy = SecurityPolicy.pinnedPublicKeys([try PublicKeyPin(certificate: pki.certificate("good.pem"))], roots: [try pki.certificate("ca.pem")])
+        try await withTLSServer("good", policy: policy) { server, manager, _ in
+            try await expectAccepted(manager, server.url())
+        }
+    }
+
     @Test func publicKeyPinStillNeedsATrustedChain() async throws {
         let pki = try TestPKI.make()
         try await withTLSServer("good", policy: .pinnedPublicKeys([try pki.pin("good")])) { server, manager, _ in

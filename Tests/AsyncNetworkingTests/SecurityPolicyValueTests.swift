@@ -15,6 +15,20 @@ import Testing
         #expect(throws: NetworkingError.self) { try PublicKeyPin("not base64!") }
     }
 
+    @Test func sha256KnownAnswers() {
+        #expect(SHA256.digest(Data()).base64EncodedString() == "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=")
+        #expect(SHA256.digest(Data("abc".utf8)).map { String(format: "%02x", $0) }.joined()
+            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let long = Data(repeating: 0x61, count: 1_000) // crosses many blocks
+        #expect(SHA256.digest(long).map { String(format: "%02x", $0) }.joined()
+            == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    }
+
+    @Test func pinOfANonCertificateIsRefused() {
+        #expect(throws: NetworkingError.self) { try PublicKeyPin(certificate: Certificate(der: Data([0x30, 0x03, 0x02, 0x01, 0x00]))) }
+        #expect(throws: NetworkingError.self) { try PublicKeyPin(certificate: Certificate(der: Data([0x30, 0x85]))) }
+    }
+
     @Test func pemRoundTripsAndRejectsGarbage() throws {
         let der = Data((0..<200).map { UInt8($0 % 251) })
         let certificate = Certificate(der: der)

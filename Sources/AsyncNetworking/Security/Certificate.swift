@@ -88,7 +88,8 @@ public struct Certificate: Sendable, Hashable {
 /// A public-key pin: the SHA-256 digest of a certificate's DER-encoded SubjectPublicKeyInfo
 /// (SPKI), the form HPKP and libcurl's `CURLOPT_PINNEDPUBLICKEY` use.
 ///
-/// Make one from its text, `sha256//` followed by the base64 digest:
+/// Make one from a certificate (``init(certificate:)``), or from its text, `sha256//` followed by
+/// the base64 digest:
 ///
 /// ```sh
 /// openssl x509 -in server.pem -pubkey -noout | openssl pkey -pubin -outform der \
