@@ -8,7 +8,7 @@ import LoopbackServer
 
 /// Policies per host, redirects, connection reuse across policies, HTTPS-only, the URLSession
 /// transport failing closed, and mutual TLS — against real TLS servers.
-@Suite(.enabled(if: TestPKI.isAvailable, "needs the openssl and python3 commands"))
+@Suite(.serialized, .enabled(if: TestPKI.isAvailable, "needs the openssl and python3 commands"))
 struct SecurityPolicyRoutingTests {
     @Test func aConnectionMadeUnderDisabledIsNotReusedByDefault() async throws {
         try await withTLSServer("self", policy: .disabled) { server, manager, _ in

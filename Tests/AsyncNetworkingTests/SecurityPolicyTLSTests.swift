@@ -56,7 +56,7 @@ func expectTrustFailure(
 }
 
 /// Each evaluation against real handshakes with `openssl`-made certificates (curl transport).
-@Suite(.enabled(if: TestPKI.isAvailable, "needs the openssl and python3 commands"))
+@Suite(.serialized, .enabled(if: TestPKI.isAvailable, "needs the openssl and python3 commands"))
 struct SecurityPolicyTLSTests {
     @Test func defaultRejectsSelfSignedLeaf() async throws {
         try await withTLSServer("self") { server, manager, _ in

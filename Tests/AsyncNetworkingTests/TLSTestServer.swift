@@ -108,11 +108,19 @@ final class TLSTestServer: Sendable {
         data, buf[0] = buf[0][:n], buf[0][n:]
         return data
     def serve(raw, number):
+        conn = ctx.wrap_socket(raw, server_side=True, do_handshake_on_connect=False)
         try:
-            conn = ctx.wrap_socket(raw, server_side=True)
+            conn.do_handshake()
         except Exception as e:
             log("HANDSHAKE-FAILED " + str(e).replace("\n", " "))
-            raw.close()
+            # The alert is sent; keep reading open a while so a client that already wrote its
+            # request (TLS 1.3 client certificates) reads the alert rather than a reset.
+            try:
+                conn.shutdown(socket.SHUT_WR)
+                time.sleep(2)
+            except Exception:
+                pass
+            conn.close()
             return
         peer = conn.getpeercert()
         cn = "-"
