@@ -135,6 +135,19 @@ int ancurl_easy_setopt_seek(ancurl_easy *easy, ancurl_seek_callback callback) {
     return p_easy_setopt(easy, ANCURLOPT_SEEKFUNCTION, callback);
 }
 
+/* struct curl_blob, laid out as in curl/easy.h. */
+struct ancurl_blob {
+    void *data;
+    size_t len;
+    unsigned int flags;
+};
+#define ANCURL_BLOB_COPY 1
+
+int ancurl_easy_setopt_blob(ancurl_easy *easy, int option, const void *data, size_t length) {
+    struct ancurl_blob blob = {(void *)data, length, ANCURL_BLOB_COPY};
+    return p_easy_setopt(easy, option, &blob);
+}
+
 int ancurl_easy_getinfo_long(ancurl_easy *easy, int info, long *value) {
     return p_easy_getinfo(easy, info, value);
 }

@@ -51,6 +51,25 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// The manager's transport could not start: the message names what is missing (for the
         /// curl transport, `libcurl.so.4` and why it could not be loaded).
         case transportUnavailable
+        /// The TLS server at `host` failed the manager's ``SecurityPolicy`` for it (the reason
+        /// says what failed). Nothing was sent to it.
+        case serverTrustFailed(host: String, reason: ServerTrustFailureReason)
+        /// The manager's transport cannot enforce the ``SecurityPolicy`` for this host (any policy
+        /// but ``SecurityPolicy/default`` on the URLSession transport): nothing was sent.
+        case securityPolicyUnsupported
+        /// A plain `http` URL to a host that is not loopback, under a policy with
+        /// ``SecurityPolicy/requiresHTTPS``: nothing was sent.
+        case cleartextRefused
+        /// A certificate or public-key pin given to a ``SecurityPolicy`` could not be read.
+        case invalidCertificate
+        /// The TLS server at `host` asked for a client certificate (mutual TLS) and refused the one
+        /// presented, or its absence. With TLS 1.3 the server says so just after the handshake:
+        /// the request may have been written, but the server never processed it.
+        case clientCertificateRejected(host: String)
+        /// The ``ClientIdentity`` could not be used: a file could not be read, the passphrase is
+        /// wrong, or the key does not match the certificate (the message says which, as the TLS
+        /// library reported it).
+        case clientIdentityFailed
     }
 
     /// What went wrong.
@@ -147,6 +166,12 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .fileWriteFailed: "fileWriteFailed"
         case .unsupportedOperation: "unsupportedOperation"
         case .authenticationFailed: "authenticationFailed"
+        case .serverTrustFailed(let host, let reason): "serverTrustFailed(host: \(host), reason: \(reason))"
+        case .securityPolicyUnsupported: "securityPolicyUnsupported"
+        case .cleartextRefused: "cleartextRefused"
+        case .invalidCertificate: "invalidCertificate"
+        case .clientIdentityFailed: "clientIdentityFailed"
+        case .clientCertificateRejected(let host): "clientCertificateRejected(host: \(host))"
         }
     }
 

@@ -16,6 +16,9 @@ extension SessionManager {
         if let scheme = RedirectRules.unsupportedScheme(of: newRequest.url) {
             return completion(refuseRedirect(state, scheme: scheme, response: response))
         }
+        // The new host's security policy: http under requiresHTTPS, or a policy the transport
+        // cannot enforce, stops here (curl checks each attempt's policy again when it starts).
+        if refusesRedirect(state, to: newRequest, after: response) { return completion(nil) }
         let proposed = proposedRedirect(newRequest, after: response, for: state)
         guard let hook = hooks.redirect else {
             return answerRedirect(follow(proposed, after: response, for: state), task: taskIdentifier, state: state, completion: completion)
@@ -75,6 +78,7 @@ extension SessionManager {
         if let scheme = RedirectRules.unsupportedScheme(of: request.url) {
             return refuseRedirect(state, scheme: scheme, response: response)
         }
+        if refusesRedirect(state, to: request, after: response) { return nil } // a hook may change the host
         state.redirectCount += 1
         guard RedirectRules.keepsMethodAndBody(response.statusCode), state.hasReplayableBody,
               RedirectRules.sendsBody(request.httpMethod) else {

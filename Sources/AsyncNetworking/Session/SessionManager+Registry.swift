@@ -53,12 +53,15 @@ extension SessionManager {
     func launch(_ state: TransferState) {
         let request: URLRequest
         let fileLength: Int64?
+        let policy: SecurityPolicy
         do throws(NetworkingError) {
             guard lifecycle == .active else {
                 throw NetworkingError(.sessionInvalidated, "the session manager was invalidated before the transfer could (re)start")
             }
             fileLength = try Self.checkUploadSource(state.upload, request: state.originalRequest)
             request = try state.sink.request(forLaunching: state.currentRequest, transfer: state)
+            // Every attempt (a redirect's, a retry's) is judged by its own host's policy.
+            policy = try securityPolicy(checking: request)
         } catch {
             // It counts as running for the scheduler until finished.
             state.phase = .running
@@ -66,6 +69,7 @@ extension SessionManager {
         }
         switch engine {
         case .urlSession:
+            _ = policy // checked above: only what URLSession does by itself gets here
             let task = delegateQueue.bypassing { makeTask(for: state, request: request, fileLength: fileLength ?? 0) }
             transfersByTask[task.taskIdentifier] = state
             state.didStart(task, gate: delegateQueue)
@@ -73,7 +77,7 @@ extension SessionManager {
         #if os(Linux) && canImport(CCurlShim)
         case .curl(let curl):
             do throws(NetworkingError) {
-                let attempt = try startCurlAttempt(state, request: request, fileLength: fileLength ?? 0, on: curl)
+                let attempt = try startCurlAttempt(state, request: request, fileLength: fileLength ?? 0, policy: policy, on: curl)
                 transfersByTask[attempt.taskIdentifier] = state
                 state.didStart(attempt, gate: nil)
             } catch {

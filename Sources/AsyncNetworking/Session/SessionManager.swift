@@ -52,6 +52,8 @@ public actor SessionManager {
     nonisolated let observers = SessionObservers()
     var hooks = SessionHooks()
     var credentials: [String: URLCredential] = [:]
+    /// The TLS policies: per host, and a default (see ``setSecurityPolicy(_:forHost:)``).
+    var securityPolicies: SecurityPolicyTable
     /// Rejected credentials allowed per transfer before a challenge is refused. Default 2.
     public var maxAuthenticationAttempts = 2
 
@@ -82,10 +84,15 @@ public actor SessionManager {
     ///     connection limit (`httpMaximumConnectionsPerHost`).
     ///   - transport: the engine. Default ``Transport/platformDefault``: curl on Linux, URLSession
     ///     on Apple platforms.
+    ///   - securityPolicy: how TLS servers are trusted, for every host without a policy of its own
+    ///     (``setSecurityPolicy(_:forHost:)``). Default ``SecurityPolicy/default``: the system's
+    ///     roots, host names checked. Any other policy needs the curl transport; on URLSession its
+    ///     transfers fail with ``NetworkingError/Kind/securityPolicyUnsupported``.
     public init(
         configuration: URLSessionConfiguration = SessionManager.defaultConfiguration(),
         maxConcurrentTransfers: Int? = nil,
-        transport: Transport = .platformDefault
+        transport: Transport = .platformDefault,
+        securityPolicy: SecurityPolicy = .default
     ) {
         let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
         let delegateQueue = DelegateQueue(underlyingQueue: executor.queue)
@@ -94,6 +101,7 @@ public actor SessionManager {
         self.delegate = delegate
         self.delegateQueue = delegateQueue
         self.scheduler = TransferScheduler(limit: maxConcurrentTransfers)
+        self.securityPolicies = SecurityPolicyTable(defaultPolicy: securityPolicy)
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
         #if os(Linux) && canImport(CCurlShim)
         let relay = CurlEventRelay()

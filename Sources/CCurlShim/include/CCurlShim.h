@@ -65,6 +65,22 @@ typedef int (*ancurl_seek_callback)(void *userdata, int64_t offset, int origin);
 #define ANCURLOPT_PROTOCOLS             181
 #define ANCURLOPT_SUPPRESS_CONNECT_HEADERS 265
 #define ANCURLOPT_PROTOCOLS_STR         10318
+/* TLS (values checked with curl_easy_option_by_name on libcurl 7.88.1). */
+#define ANCURLOPT_SSLCERT               10025
+#define ANCURLOPT_KEYPASSWD             10026
+#define ANCURLOPT_SSL_VERIFYPEER        64
+#define ANCURLOPT_CAINFO                10065
+#define ANCURLOPT_FRESH_CONNECT         74
+#define ANCURLOPT_FORBID_REUSE          75
+#define ANCURLOPT_SSL_VERIFYHOST        81
+#define ANCURLOPT_SSLCERTTYPE           10086
+#define ANCURLOPT_SSLKEY                10087
+#define ANCURLOPT_SSLKEYTYPE            10088
+#define ANCURLOPT_CAPATH                10097
+#define ANCURLOPT_SSL_SESSIONID_CACHE   150
+#define ANCURLOPT_CERTINFO              172
+#define ANCURLOPT_PINNEDPUBLICKEY       10230
+#define ANCURLOPT_CAINFO_BLOB           40309 /* libcurl 7.77 */
 
 /* CURLPROTO_* (for the pre-7.85 CURLOPT_PROTOCOLS bitmask). */
 #define ANCURLPROTO_HTTP   (1 << 0)
@@ -113,6 +129,7 @@ typedef int (*ancurl_seek_callback)(void *userdata, int64_t offset, int origin);
 #define ANCURLINFO_PRETRANSFER_TIME_T   (0x600000 + 53)
 #define ANCURLINFO_STARTTRANSFER_TIME_T (0x600000 + 54)
 #define ANCURLINFO_APPCONNECT_TIME_T    (0x600000 + 56)
+#define ANCURLINFO_CERTINFO             (0x400000 + 34)
 
 /* ---- CURLMoption ---- */
 #define ANCURLMOPT_MAXCONNECTS           6
@@ -205,6 +222,10 @@ int ancurl_easy_getinfo_long(ancurl_easy *easy, int info, long *value);
 int ancurl_easy_getinfo_off_t(ancurl_easy *easy, int info, int64_t *value);
 /* For CURLINFO_STRING and pointer infos (the string belongs to the handle). */
 int ancurl_easy_getinfo_ptr(ancurl_easy *easy, int info, const char **value);
+
+/* A CURLOPTTYPE_BLOB option (e.g. CURLOPT_CAINFO_BLOB): curl copies the bytes
+   (CURL_BLOB_COPY). Returns CURLE_UNKNOWN_OPTION (48) on a libcurl without the option. */
+int ancurl_easy_setopt_blob(ancurl_easy *easy, int option, const void *data, size_t length);
 
 /* ---- Multi interface ---- */
 ancurl_multi *ancurl_multi_init(void);

@@ -43,6 +43,7 @@ enum CurlEasyConfiguration {
         // The idle timeout is the loop's own (CurlIdleTimer), not CURLOPT_LOW_SPEED_*: curl
         // averages speed over a ~5 s window, so a 1 s low-speed time fired only after ~6 s once a
         // few bytes had arrived, and it cannot tell a stall from a pause we asked for.
+        try CurlTLSConfiguration.apply(options.tls, to: transfer)
         if let credential = options.credential {
             try set(easy, ANCURLOPT_USERNAME, string: credential.user)
             try set(easy, ANCURLOPT_PASSWORD, string: credential.password)
@@ -126,19 +127,19 @@ enum CurlEasyConfiguration {
         return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
     }
 
-    private static func set(_ easy: OpaquePointer, _ option: Int32, _ value: Int) throws(CurlConfigurationError) {
+    static func set(_ easy: OpaquePointer, _ option: Int32, _ value: Int) throws(CurlConfigurationError) {
         try check(ancurl_easy_setopt_long(easy, option, value), "option \(option)")
     }
 
-    private static func set(_ easy: OpaquePointer, _ option: Int32, string: String) throws(CurlConfigurationError) {
+    static func set(_ easy: OpaquePointer, _ option: Int32, string: String) throws(CurlConfigurationError) {
         try check(ancurl_easy_setopt_ptr(easy, option, string), "option \(option)") // curl copies strings
     }
 
-    private static func set(_ easy: OpaquePointer, _ option: Int32, pointer: UnsafeRawPointer) throws(CurlConfigurationError) {
+    static func set(_ easy: OpaquePointer, _ option: Int32, pointer: UnsafeRawPointer) throws(CurlConfigurationError) {
         try check(ancurl_easy_setopt_ptr(easy, option, pointer), "option \(option)")
     }
 
-    private static func check(_ code: Int32, _ what: String) throws(CurlConfigurationError) {
+    static func check(_ code: Int32, _ what: String) throws(CurlConfigurationError) {
         guard code != 0 else { return }
         let reason = ancurl_easy_strerror(code).map { String(cString: $0) } ?? "CURLcode \(code)"
         throw CurlConfigurationError(code: code, message: "curl_easy_setopt \(what) failed: \(reason)")

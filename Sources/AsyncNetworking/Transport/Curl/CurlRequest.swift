@@ -134,6 +134,9 @@ struct CurlTransferOptions: Sendable, Hashable {
     /// `CURLOPT_BUFFERSIZE` (the most bytes one write callback delivers). Default `nil`: curl's 16 KiB.
     var receiveBufferSize: Int?
 
+    /// TLS verification, pins and client identity. Default: libcurl's (system roots, verified).
+    var tls = CurlTLSOptions()
+
     /// All defaults.
     static let `default` = CurlTransferOptions()
 }

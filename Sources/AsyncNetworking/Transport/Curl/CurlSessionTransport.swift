@@ -80,6 +80,8 @@ final class CurlAttempt: PausableInPlace {
     var hasCompleted = false
     /// What the consumer had read when this attempt started (its window counts from there).
     var consumedAtStart: Int64 = 0
+    /// The security policy the attempt runs under (to name what a TLS failure broke).
+    var policy = SecurityPolicy.default
 
     init(id: CurlTransferID, loop: CurlMultiLoop, url: URL, bodyLength: Int64?) {
         self.id = id

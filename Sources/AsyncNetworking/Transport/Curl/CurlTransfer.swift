@@ -37,6 +37,8 @@ final class CurlTransfer {
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// `CURLOPT_HTTPHEADER`; curl does not copy it, so it lives until the handle is reset.
     var headerList: OpaquePointer?
+    /// A private CA file written for `CURLOPT_CAINFO` (libcurl before 7.77); removed on release.
+    var caFilePath: String?
     /// The open file of a `.file` body, or -1.
     var fileDescriptor: Int32 = -1
     /// The next byte of a `.data` or `.file` body to send, relative to the body's start.
@@ -67,6 +69,8 @@ final class CurlTransfer {
         headerList = nil
         if fileDescriptor >= 0 { close(fileDescriptor) }
         fileDescriptor = -1
+        if let caFilePath { unlink(caFilePath) }
+        caFilePath = nil
         errorBuffer.deallocate()
     }
 

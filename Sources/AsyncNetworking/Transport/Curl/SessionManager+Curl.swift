@@ -9,14 +9,15 @@ import FoundationNetworking
 extension SessionManager {
     /// Starts the next attempt of `state` on the curl loop.
     func startCurlAttempt(
-        _ state: TransferState, request: URLRequest, fileLength: Int64, on curl: CurlSessionTransport
+        _ state: TransferState, request: URLRequest, fileLength: Int64, policy: SecurityPolicy, on curl: CurlSessionTransport
     ) throws(NetworkingError) -> CurlAttempt {
         let window = state.sink.flowControlWindow { [weak self, id = state.id] consumed in
             self?.reportConsumption(consumed, of: id)
         }
-        let (curlRequest, stream) = try curl.makeRequest(
+        var (curlRequest, stream) = try curl.makeRequest(
             request, upload: state.upload, fileLength: fileLength, credential: state.credential, window: window
         )
+        curlRequest.options.tls = CurlTLSOptions(policy: policy)
         state.bodyStream = stream
         let id: CurlTransferID
         do {
@@ -25,6 +26,7 @@ extension SessionManager {
             throw NetworkingError(.requestSerializationFailed, "the request cannot be sent: \(error.message)", request: request)
         }
         let attempt = CurlAttempt(id: id, loop: curl.loop, url: curlRequest.url, bodyLength: curlRequest.body.length)
+        attempt.policy = policy
         attempt.consumedAtStart = state.sink.consumedBytes
         return attempt
     }
@@ -65,7 +67,7 @@ extension SessionManager {
                         request: state.originalRequest, fileURL: fileURL
                     )
                 }
-                taskDidComplete(taskIdentifier: identifier, error: Self.error(of: completion, url: attempt.url))
+                taskDidComplete(taskIdentifier: identifier, error: Self.error(of: completion, attempt: attempt))
             }
         }
     }
@@ -163,9 +165,15 @@ extension SessionManager {
         }
     }
 
-    /// The error URLSession would have reported for this completion, or `nil` on success.
-    private static func error(of completion: CurlCompletion, url: URL) -> (any Error)? {
+    /// The error URLSession would have reported for this completion, or `nil` on success; a TLS
+    /// failure is a ``NetworkingError`` naming the host and what failed (``NetworkingError/tls(code:message:host:policy:)``).
+    private static func error(of completion: CurlCompletion, attempt: CurlAttempt) -> (any Error)? {
+        let url = attempt.url
         guard let code = completion.urlErrorCode else { return nil }
+        if !completion.wasCancelled, url.scheme?.lowercased() == "https",
+           let failure = NetworkingError.tls(code: completion.code, message: completion.message, host: url.host ?? "", policy: attempt.policy) {
+            return failure
+        }
         var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url]
         userInfo[NSLocalizedDescriptionKey] = completion.message.isEmpty ? "curl error \(completion.code)" : completion.message
         return URLError(code, userInfo: userInfo)

@@ -1,0 +1,100 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Setting the TLS policies, and the checks made before every attempt (the first request, each
+/// redirect, each retry) — so a redirect to another host is judged by that host's policy.
+extension SessionManager {
+    /// Replaces the policy of every host that has none of its own. Applies to attempts started
+    /// from now on (a redirect or retry of a running transfer included); connections already made
+    /// under another policy are not reused for them.
+    public func setSecurityPolicy(_ policy: SecurityPolicy) {
+        securityPolicies.defaultPolicy = policy
+    }
+
+    /// Sets the policy for one host, or removes it (`nil`: the host gets the default again).
+    ///
+    /// - Parameter host: a host name or IP address as URLs spell it (case-insensitive), or
+    ///   `*.example.com` for every subdomain of `example.com` (not `example.com` itself). An exact
+    ///   entry wins over a wildcard, the longest wildcard over shorter ones.
+    public func setSecurityPolicy(_ policy: SecurityPolicy?, forHost host: String) {
+        securityPolicies.byHost[SecurityPolicyTable.normalized(host)] = policy
+    }
+
+    /// The policy attempts to `host` run under.
+    public func securityPolicy(forHost host: String) -> SecurityPolicy {
+        securityPolicies.policy(forHost: host)
+    }
+
+    /// The policy for `request`'s host, after checking that it may be sent at all: plain http is
+    /// refused under ``SecurityPolicy/requiresHTTPS`` (loopback aside), and a transport that
+    /// cannot enforce the policy refuses it.
+    func securityPolicy(checking request: URLRequest) throws(NetworkingError) -> SecurityPolicy {
+        let host = request.url?.host
+        let policy = securityPolicies.policy(forHost: host)
+        let scheme = request.url?.scheme?.lowercased()
+        if policy.requiresHTTPS, scheme == "http", !SecurityPolicyTable.isLoopback(host) {
+            throw NetworkingError(
+                .cleartextRefused, "plain http to \(host ?? "a URL without a host") is refused: the security policy requires https",
+                request: request
+            )
+        }
+        if scheme == "https", !policy.isTransportDefault, !enginesEnforcePolicies {
+            throw NetworkingError(
+                .securityPolicyUnsupported,
+                "the URLSession transport cannot enforce the security policy for \(host ?? "the host") (only .default); use the curl transport",
+                request: request
+            )
+        }
+        if scheme == "https" {
+            do throws(NetworkingError) { try policy.validate(host: host ?? "") } catch { throw error.adding(request: request) }
+        }
+        return policy
+    }
+
+    /// Whether this manager's transport enforces every ``SecurityPolicy``.
+    private var enginesEnforcePolicies: Bool {
+        #if os(Linux) && canImport(CCurlShim)
+        if case .curl = engine { return true }
+        #endif
+        return false
+    }
+
+    /// Refuses a redirect (on either transport) that the target host's policy forbids; the
+    /// transfer then fails with that error when its attempt ends. Returns whether it was refused.
+    func refusesRedirect(_ state: TransferState, to request: URLRequest, after response: HTTPURLResponse) -> Bool {
+        do throws(NetworkingError) {
+            _ = try securityPolicy(checking: request)
+            return false
+        } catch {
+            if state.cancellation == nil {
+                state.cancellation = NetworkingError(error.kind, error.message, request: state.originalRequest, response: response)
+            }
+            return true
+        }
+    }
+}
+
+extension NetworkingError {
+    /// The error for a failed TLS handshake with `host` under `policy`, or `nil` when `code` is not
+    /// a TLS failure. `message` is libcurl's error text (kept in the message).
+    static func tls(code: Int32, message: String, host: String, policy: SecurityPolicy) -> NetworkingError? {
+        switch ServerTrustClassifier.classify(code: code, message: message, evaluation: policy.evaluation) {
+        case .notTLS:
+            return nil
+        case .clientIdentity:
+            return NetworkingError(.clientIdentityFailed, "the client identity for \(host) could not be used: \(message)")
+        case .clientRejected:
+            return NetworkingError(
+                .clientCertificateRejected(host: host),
+                "the TLS server \(host) refused the client's certificate (or its absence): \(message)"
+            )
+        case .server(let reason):
+            return NetworkingError(
+                .serverTrustFailed(host: host, reason: reason),
+                "the TLS server \(host) was not trusted: \(reason.explanation) (\(message))"
+            )
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+/// A real TLS server on 127.0.0.1 for the security tests: a small Python script (python3's `ssl`,
+/// OpenSSL underneath) run as a child process. HTTP/1.1 with keep-alive; every handshake and
+/// every request (with how many body bytes arrived) is logged, so a test can check what the
+/// server saw. `GET /redirect?to=URL` answers 302 to `URL`; anything else answers 200 with
+/// `ok METHOD PATH connection N`. With a client CA it requires a client certificate (mutual TLS).
+final class TLSTestServer: Sendable {
+    let port: Int
+    private let process: Process
+    private let logURL: URL
+
+    /// Starts the server and waits (up to ``hangDeadline``) until it listens.
+    init(certificateChain: URL, key: URL, clientCA: URL? = nil, in directory: URL) throws {
+        let script = directory.appendingPathComponent("tls_server.py")
+        if !FileManager.default.fileExists(atPath: script.path) {
+            try Data(Self.script.utf8).write(to: script)
+        }
+        logURL = directory.appendingPathComponent("server-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, certificateChain.path, key.path, clientCA?.path ?? "-", logURL.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = Date().addingTimeInterval(hangDeadline)
+        var port: Int?
+        while port == nil, Date() < deadline, process.isRunning {
+            port = (try? String(contentsOf: logURL, encoding: .utf8))?
+                .split(separator: "\n").first { $0.hasPrefix("PORT ") }
+                .flatMap { Int($0.dropFirst(5)) }
+            if port == nil { usleep(20_000) }
+        }
+        guard let port else {
+            process.terminate()
+            throw TLSTestError("the TLS test server did not start")
+        }
+        self.port = port
+    }
+
+    /// `https://127.0.0.1:PORT` + `path` (or `https://HOST:PORT` + `path`).
+    func url(_ path: String = "/", host: String = "127.0.0.1") -> URL {
+        URL(string: "https://\(host):\(port)\(path)")!
+    }
+
+    /// The log lines so far: `HANDSHAKE-OK peer=CN`, `HANDSHAKE-FAILED reason`,
+    /// `REQUEST METHOD PATH body=N connection=N`.
+    var log: [String] {
+        ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// The `REQUEST` lines so far.
+    var requests: [String] { log.filter { $0.hasPrefix("REQUEST ") } }
+
+    /// Kills the server (SIGKILL: the test process may block SIGTERM in the thread that spawned
+    /// it, and a child inherits that mask) and reaps it.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    deinit { stop() }
+
+    static let script = #"""
+    import os, signal, socket, ssl, sys, threading, time
+    cert, key, client_ca, log_path = sys.argv[1:5]
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    parent = os.getppid()
+    def watch_parent():  # never outlive the test process
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+    threading.Thread(target=watch_parent, daemon=True).start()
+    lock = threading.Lock()
+    def log(line):
+        with lock, open(log_path, "a") as f:
+            f.write(line + "\n")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    if client_ca != "-":
+        ctx.load_verify_locations(client_ca)
+        ctx.verify_mode = ssl.CERT_REQUIRED
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    counter = [0]
+    def read_line(conn, buf):
+        while b"\r\n" not in buf[0]:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return None
+            buf[0] += chunk
+        line, buf[0] = buf[0].split(b"\r\n", 1)
+        return line.decode("latin-1")
+    def read_exact(conn, buf, n):
+        while len(buf[0]) < n:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            buf[0] += chunk
+        data, buf[0] = buf[0][:n], buf[0][n:]
+        return data
+    def serve(raw, number):
+        conn = ctx.wrap_socket(raw, server_side=True, do_handshake_on_connect=False)
+        try:
+            conn.do_handshake()
+        except Exception as e:
+            log("HANDSHAKE-FAILED " + str(e).replace("\n", " "))
+            # The alert is sent; keep reading open a while so a client that already wrote its
+            # request (TLS 1.3 client certificates) reads the alert rather than a reset.
+            try:
+                conn.shutdown(socket.SHUT_WR)
+                time.sleep(2)
+            except Exception:
+                pass
+            conn.close()
+            return
+        peer = conn.getpeercert()
+        cn = "-"
+        if peer:
+            cn = dict(x[0] for x in peer.get("subject", ())).get("commonName", "?")
+        log("HANDSHAKE-OK peer=%s connection=%d" % (cn, number))
+        buf = [b""]
+        try:
+            while True:
+                line = read_line(conn, buf)
+                if not line:
+                    break
+                method, path = line.split(" ")[0:2]
+                headers = {}
+                while True:
+                    h = read_line(conn, buf)
+                    if h is None or h == "":
+                        break
+                    name, _, value = h.partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                body = 0
+                if "content-length" in headers:
+                    body = len(read_exact(conn, buf, int(headers["content-length"])))
+                elif headers.get("transfer-encoding", "").lower() == "chunked":
+                    while True:
+                        size = int(read_line(conn, buf).split(";")[0], 16)
+                        body += len(read_exact(conn, buf, size))
+                        read_line(conn, buf)
+                        if size == 0:
+                            break
+                log("REQUEST %s %s body=%d connection=%d" % (method, path, body, number))
+                if path.startswith("/redirect?to="):
+                    head = "HTTP/1.1 302 Found\r\nLocation: %s\r\nContent-Length: 0\r\n\r\n" % path[len("/redirect?to="):]
+                    conn.sendall(head.encode("latin-1"))
+                else:
+                    payload = ("ok %s %s connection %d" % (method, path, number)).encode()
+                    head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n" % len(payload)
+                    conn.sendall(head.encode("latin-1") + payload)
+        except Exception as e:
+            log("CONNECTION-ERROR " + str(e).replace("\n", " "))
+        finally:
+            try:
+                conn.close()
+            except Exception:
+                pass
+    log("PORT %d" % listener.getsockname()[1])
+    while True:
+        raw, _ = listener.accept()
+        counter[0] += 1
+        threading.Thread(target=serve, args=(raw, counter[0]), daemon=True).start()
+    """#
+}
+
+struct TLSTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
