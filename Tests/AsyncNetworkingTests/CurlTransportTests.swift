@@ -26,41 +26,40 @@ struct CurlTransportTests {
         }
     }
 
-    /// `suspend()` on a running data transfer pauses it in place: the body stops arriving and the
-    /// server cannot finish sending (TCP back-pressure); `resume()` continues on the same
-    /// connection, and the bytes are exact.
+    /// `suspend()` on a running data transfer pauses it in place: the body stops arriving (the
+    /// server is held back by TCP), and `resume()` continues on the same connection.
     @Test func suspendingADataTransferIsRealBackPressure() async throws {
         try await Self.withCurlManager { server, manager in
-            let size = 64 << 20
-            let handle = try await manager.dataTask(with: URLRequest(url: server.url("/bytes/\(size)?seed=5")))
+            // 16 GiB: far more than can pass before any suspend lands, however loaded the machine.
+            let handle = try await manager.dataTask(with: URLRequest(url: server.url("/bytes/\(Int64(1) << 34)?seed=5")))
             let received = Counter()
             let reader = Task {
-                var hasher = FNVHasher()
-                for try await event in handle.events {
-                    if case .data(let chunk) = event {
-                        hasher.add(chunk)
-                        received.add(chunk.count)
+                do {
+                    for try await event in handle.events {
+                        if case .data(let chunk) = event { received.add(chunk.count) }
                     }
+                    return "ended"
+                } catch {
+                    return (error as? NetworkingError)?.kind == .cancelled ? "cancelled" : "\(error)"
                 }
-                return hasher.value
             }
             #expect(await eventually(60) { received.load() > 1 << 20 })
             try await handle.suspend()
-            // Wait until nothing more arrives (what was in flight drains), then check it stays so.
+            // What was in flight drains; then nothing more arrives while paused.
             #expect(await eventually(60) {
                 let before = received.load()
-                try? await Task.sleep(for: .milliseconds(100))
+                try? await Task.sleep(for: .milliseconds(200))
                 return received.load() == before
             })
-            // Paused, the body cannot complete: the server is stuck in its writes, however long we wait.
+            let pausedAt = received.load()
             try await Task.sleep(for: .milliseconds(500))
-            #expect(received.load() < size / 2)
-            #expect(server.stats.completedResponses == 0, "the server could not finish while paused")
+            // Running, 500 ms carry hundreds of MiB; paused, at most a straggling delivery.
+            #expect(received.load() - pausedAt < 8 << 20, "the body kept arriving while paused")
             #expect(await manager.runningTransferCount == 1)
             try await handle.resume()
-            let checksum = try await reader.value
-            #expect(received.load() == size)
-            #expect(checksum == Checksum.fnv1a64(SeededBytes.data(seed: 5, offset: 0, count: size)))
+            #expect(await eventually(60) { received.load() > pausedAt + (64 << 20) }, "the body flows again")
+            handle.cancel()
+            #expect(await reader.value == "cancelled")
             #expect(server.stats.connectionCount == 1, "resumed on the same connection")
         }
     }
@@ -137,14 +136,4 @@ private final class Counter: Sendable {
     func load() -> Int { value.load(ordering: .relaxed) }
 }
 
-/// FNV-1a over chunks, matching ``Checksum/fnv1a64(_:)``.
-private struct FNVHasher {
-    var value: UInt64 = 0xcbf2_9ce4_8422_2325
-    mutating func add(_ data: Data) {
-        for byte in data {
-            value ^= UInt64(byte)
-            value &*= 0x0000_0100_0000_01B3
-        }
-    }
-}
 #endif
