@@ -52,9 +52,15 @@ enum TransportEngine: Sendable {
     #endif
 }
 
-/// Hands curl's batches to a manager created after the transport (the loop exists first).
-final class CurlEventRelay: @unchecked Sendable {
-    // reason: `manager` is written once in SessionManager.init, before any transfer can start
-    // (so before any batch), and only read afterwards.
-    weak var manager: SessionManager?
+/// Hands curl's batches to a manager created after the transport (the loop exists first). The
+/// weak reference is set once in `SessionManager.init` and read by the loop thread per batch.
+final class CurlEventRelay: Sendable {
+    private struct WeakManager: Sendable { weak var manager: SessionManager? }
+    private let state = SanitizedMutex(WeakManager())
+
+    /// The manager, while it lives.
+    var manager: SessionManager? {
+        get { state.withLock { $0.manager } }
+        set { state.withLock { $0.manager = newValue } }
+    }
 }
