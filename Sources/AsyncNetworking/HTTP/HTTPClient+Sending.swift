@@ -16,7 +16,7 @@ extension HTTPClient {
     ///   Errors after a response carry it and its body.
     public func request<Serializer: ResponseSerializer>(
         _ method: HTTPMethod, _ url: some URLConvertible, parameters: Parameters? = nil,
-        headers: [String: String] = [:], serializer: Serializer
+        headers: HTTPHeaders = [:], serializer: Serializer
     ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
         try await send(makeRequest(method, url, parameters: parameters, headers: headers), serializer: serializer)
     }
@@ -26,31 +26,37 @@ extension HTTPClient {
     /// See ``request(_:_:parameters:headers:serializer:)``.
     public func request<Value: Decodable & Sendable>(
         _ method: HTTPMethod, _ url: some URLConvertible, parameters: Parameters? = nil,
-        headers: [String: String] = [:], as type: Value.Type, decoder: JSONDecoder = JSONDecoder()
+        headers: HTTPHeaders = [:], as type: Value.Type, decoder: JSONDecoder? = nil
     ) async throws(NetworkingError) -> HTTPResponse<Value> {
-        try await request(method, url, parameters: parameters, headers: headers, serializer: DecodableResponseSerializer(type, decoder: decoder))
+        try await request(method, url, parameters: parameters, headers: headers, serializer: decodingSerializer(type, decoder))
     }
 
     /// Sends a request and returns the body as `Data`, after ``DataResponseSerializer`` validation
     /// (status `200..<300`). See ``request(_:_:parameters:headers:serializer:)``.
     public func request(
         _ method: HTTPMethod, _ url: some URLConvertible, parameters: Parameters? = nil,
-        headers: [String: String] = [:]
+        headers: HTTPHeaders = [:]
     ) async throws(NetworkingError) -> HTTPResponse<Data> {
-        try await request(method, url, parameters: parameters, headers: headers, serializer: DataResponseSerializer())
+        try await request(method, url, parameters: parameters, headers: headers, serializer: validated(DataResponseSerializer()))
     }
 
     /// Sends a prepared request (from ``makeRequest(_:_:parameters:headers:)``, possibly modified)
     /// with ``transferOptions``, and serializes the response.
     ///
     /// Suspends until the body has arrived and been serialized; cancelling the calling task cancels
-    /// the transfer and throws ``NetworkingError/Kind/cancelled``.
+    /// the transfer and throws ``NetworkingError/Kind/cancelled``. A `401` Basic challenge to a
+    /// request without `Authorization` is answered once with ``credential`` when it is set.
     public func send<Serializer: ResponseSerializer>(
         _ request: URLRequest, serializer: Serializer
     ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
-        let (data, response, metrics) = try await exchange(request)
-        let value = try serializer.serialize(data, response: response, request: request)
-        return HTTPResponse(value: value, response: response, data: data, request: request, metrics: metrics)
+        var (data, response, metrics) = try await exchange(request)
+        var sent = request
+        if let retry = challengeRetry(of: request, after: response) {
+            sent = retry
+            (data, response, metrics) = try await exchange(retry)
+        }
+        let value = try serializer.serialize(data, response: response, request: sent)
+        return HTTPResponse(value: value, response: response, data: data, request: sent, metrics: metrics)
     }
 
     /// Starts a request built from the arguments and returns its handle at once, for a progress
@@ -66,7 +72,7 @@ extension HTTPClient {
     ///   ``NetworkingError/Kind/sessionInvalidated``, before anything is sent.
     public func dataTask(
         _ method: HTTPMethod, _ url: some URLConvertible, parameters: Parameters? = nil,
-        headers: [String: String] = [:]
+        headers: HTTPHeaders = [:]
     ) async throws(NetworkingError) -> TransferHandle {
         let request = try makeRequest(method, url, parameters: parameters, headers: headers)
         return try await manager.dataTask(with: request, options: transferOptions)

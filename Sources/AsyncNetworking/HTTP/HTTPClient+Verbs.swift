@@ -20,20 +20,20 @@ extension HTTPClient {
     ///   - parameters: encoded by ``requestSerializer``. Default `nil`.
     ///   - headers: added to (and overriding) ``defaultHeaders``. Default none.
     ///   - type: the type to decode; ``Empty`` for no body. Default: inferred.
-    ///   - decoder: the decoder. Default: a new `JSONDecoder`.
+    ///   - decoder: the decoder. Default: the client's ``decoder``.
     /// - Throws: ``NetworkingError``; the status must be in `200..<300` and the content type JSON
-    ///   (see ``DecodableResponseSerializer``).
+    ///   (see ``DecodableResponseSerializer``), as changed by the client's ``validation``.
     public func get<Value: Decodable & Sendable>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
-        as type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder()
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
+        as type: Value.Type = Value.self, decoder: JSONDecoder? = nil
     ) async throws(NetworkingError) -> Value {
-        try await request(.get, url, parameters: parameters, headers: headers, serializer: DecodableResponseSerializer(type, decoder: decoder)).value
+        try await request(.get, url, parameters: parameters, headers: headers, serializer: decodingSerializer(type, decoder)).value
     }
 
     /// Sends a `GET` to `url` and returns what `serializer` makes of the response.
     /// See ``get(_:parameters:headers:as:decoder:)``.
     public func get<Serializer: ResponseSerializer>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         serializer: Serializer
     ) async throws(NetworkingError) -> Serializer.Output {
         try await request(.get, url, parameters: parameters, headers: headers, serializer: serializer).value
@@ -45,15 +45,15 @@ extension HTTPClient {
     /// - Throws: ``NetworkingError``; the status must be in `200..<300`.
     @discardableResult
     public func head(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:]
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:]
     ) async throws(NetworkingError) -> HTTPURLResponse {
-        try await request(.head, url, parameters: parameters, headers: headers, serializer: DataResponseSerializer()).response
+        try await request(.head, url, parameters: parameters, headers: headers, serializer: validated(DataResponseSerializer())).response
     }
 
     /// Sends a `HEAD` to `url` and returns what `serializer` makes of the (empty) response.
     @discardableResult
     public func head<Serializer: ResponseSerializer>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         serializer: Serializer
     ) async throws(NetworkingError) -> Serializer.Output {
         try await request(.head, url, parameters: parameters, headers: headers, serializer: serializer).value
@@ -67,22 +67,22 @@ extension HTTPClient {
     ///   - parameters: encoded by ``requestSerializer``. Default `nil`.
     ///   - headers: added to (and overriding) ``defaultHeaders``. Default none.
     ///   - type: the type to decode; ``Empty`` for no body. Default: inferred.
-    ///   - decoder: the decoder. Default: a new `JSONDecoder`.
+    ///   - decoder: the decoder. Default: the client's ``decoder``.
     /// - Throws: ``NetworkingError``; the status must be in `200..<300` and the content type JSON
-    ///   (see ``DecodableResponseSerializer``).
+    ///   (see ``DecodableResponseSerializer``), as changed by the client's ``validation``.
     @discardableResult
     public func post<Value: Decodable & Sendable>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
-        as type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder()
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
+        as type: Value.Type = Value.self, decoder: JSONDecoder? = nil
     ) async throws(NetworkingError) -> Value {
-        try await request(.post, url, parameters: parameters, headers: headers, serializer: DecodableResponseSerializer(type, decoder: decoder)).value
+        try await request(.post, url, parameters: parameters, headers: headers, serializer: decodingSerializer(type, decoder)).value
     }
 
     /// Sends a `POST` to `url` and returns what `serializer` makes of the response.
     /// See ``post(_:parameters:headers:as:decoder:)``.
     @discardableResult
     public func post<Serializer: ResponseSerializer>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         serializer: Serializer
     ) async throws(NetworkingError) -> Serializer.Output {
         try await request(.post, url, parameters: parameters, headers: headers, serializer: serializer).value
@@ -96,22 +96,22 @@ extension HTTPClient {
     ///   - parameters: encoded by ``requestSerializer``. Default `nil`.
     ///   - headers: added to (and overriding) ``defaultHeaders``. Default none.
     ///   - type: the type to decode; ``Empty`` for no body. Default: inferred.
-    ///   - decoder: the decoder. Default: a new `JSONDecoder`.
+    ///   - decoder: the decoder. Default: the client's ``decoder``.
     /// - Throws: ``NetworkingError``; the status must be in `200..<300` and the content type JSON
-    ///   (see ``DecodableResponseSerializer``).
+    ///   (see ``DecodableResponseSerializer``), as changed by the client's ``validation``.
     @discardableResult
     public func put<Value: Decodable & Sendable>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
-        as type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder()
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
+        as type: Value.Type = Value.self, decoder: JSONDecoder? = nil
     ) async throws(NetworkingError) -> Value {
-        try await request(.put, url, parameters: parameters, headers: headers, serializer: DecodableResponseSerializer(type, decoder: decoder)).value
+        try await request(.put, url, parameters: parameters, headers: headers, serializer: decodingSerializer(type, decoder)).value
     }
 
     /// Sends a `PUT` to `url` and returns what `serializer` makes of the response.
     /// See ``put(_:parameters:headers:as:decoder:)``.
     @discardableResult
     public func put<Serializer: ResponseSerializer>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         serializer: Serializer
     ) async throws(NetworkingError) -> Serializer.Output {
         try await request(.put, url, parameters: parameters, headers: headers, serializer: serializer).value
@@ -125,22 +125,22 @@ extension HTTPClient {
     ///   - parameters: encoded by ``requestSerializer``. Default `nil`.
     ///   - headers: added to (and overriding) ``defaultHeaders``. Default none.
     ///   - type: the type to decode; ``Empty`` for no body. Default: inferred.
-    ///   - decoder: the decoder. Default: a new `JSONDecoder`.
+    ///   - decoder: the decoder. Default: the client's ``decoder``.
     /// - Throws: ``NetworkingError``; the status must be in `200..<300` and the content type JSON
-    ///   (see ``DecodableResponseSerializer``).
+    ///   (see ``DecodableResponseSerializer``), as changed by the client's ``validation``.
     @discardableResult
     public func patch<Value: Decodable & Sendable>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
-        as type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder()
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
+        as type: Value.Type = Value.self, decoder: JSONDecoder? = nil
     ) async throws(NetworkingError) -> Value {
-        try await request(.patch, url, parameters: parameters, headers: headers, serializer: DecodableResponseSerializer(type, decoder: decoder)).value
+        try await request(.patch, url, parameters: parameters, headers: headers, serializer: decodingSerializer(type, decoder)).value
     }
 
     /// Sends a `PATCH` to `url` and returns what `serializer` makes of the response.
     /// See ``patch(_:parameters:headers:as:decoder:)``.
     @discardableResult
     public func patch<Serializer: ResponseSerializer>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         serializer: Serializer
     ) async throws(NetworkingError) -> Serializer.Output {
         try await request(.patch, url, parameters: parameters, headers: headers, serializer: serializer).value
@@ -154,22 +154,22 @@ extension HTTPClient {
     ///   - parameters: encoded by ``requestSerializer``. Default `nil`.
     ///   - headers: added to (and overriding) ``defaultHeaders``. Default none.
     ///   - type: the type to decode; ``Empty`` for no body. Default: inferred.
-    ///   - decoder: the decoder. Default: a new `JSONDecoder`.
+    ///   - decoder: the decoder. Default: the client's ``decoder``.
     /// - Throws: ``NetworkingError``; the status must be in `200..<300` and the content type JSON
-    ///   (see ``DecodableResponseSerializer``).
+    ///   (see ``DecodableResponseSerializer``), as changed by the client's ``validation``.
     @discardableResult
     public func delete<Value: Decodable & Sendable>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
-        as type: Value.Type = Value.self, decoder: JSONDecoder = JSONDecoder()
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
+        as type: Value.Type = Value.self, decoder: JSONDecoder? = nil
     ) async throws(NetworkingError) -> Value {
-        try await request(.delete, url, parameters: parameters, headers: headers, serializer: DecodableResponseSerializer(type, decoder: decoder)).value
+        try await request(.delete, url, parameters: parameters, headers: headers, serializer: decodingSerializer(type, decoder)).value
     }
 
     /// Sends a `DELETE` to `url` and returns what `serializer` makes of the response.
     /// See ``delete(_:parameters:headers:as:decoder:)``.
     @discardableResult
     public func delete<Serializer: ResponseSerializer>(
-        _ url: some URLConvertible, parameters: Parameters? = nil, headers: [String: String] = [:],
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         serializer: Serializer
     ) async throws(NetworkingError) -> Serializer.Output {
         try await request(.delete, url, parameters: parameters, headers: headers, serializer: serializer).value

@@ -40,7 +40,9 @@ public struct HTTPClient: Sendable {
 
     /// Headers added to every request that does not set them itself (a call's `headers` win).
     /// Default ``DefaultHeaders/standard`` (`Accept-Language` and `User-Agent` built from the process).
-    public var defaultHeaders: [String: String]
+    ///
+    /// ``HTTPHeaders`` keep their order and match names case-insensitively; a dictionary literal works.
+    public var defaultHeaders: HTTPHeaders
 
     /// Each request's timeout in seconds (`URLRequest.timeoutInterval`). Default 60, as AFNetworking.
     /// Expiry fails with ``NetworkingError/Kind/transport(_:)`` `.timedOut`.
@@ -58,6 +60,23 @@ public struct HTTPClient: Sendable {
     /// Default ``TransferOptions/default``.
     public var transferOptions: TransferOptions
 
+    /// What the verb forms without `as:` or `serializer:` return (AFNetworking's `responseSerializer`).
+    /// Default ``JSONResponseSerializer``. A call that passes `serializer:` uses that one instead.
+    public var responseSerializer: any ResponseSerializer
+
+    /// Client-wide changes to the validation of every call that does not pass its own serializer
+    /// (the `as:` forms, the untyped forms and the tasks, uploads, multipart and downloads):
+    /// acceptable status codes and content types. Default: no change. See ``ClientValidation``.
+    public var validation: ClientValidation
+
+    /// Decodes the `as:` forms' JSON when the call passes no `decoder:`. Default: a new `JSONDecoder`.
+    public var decoder: JSONDecoder
+
+    /// Answers a `401` challenge (`WWW-Authenticate: Basic`) of a request that carries no
+    /// `Authorization`: the request is sent once more with this credential. Default `nil`. Set it on a
+    /// copy for one request: `try await client.withCredential(credential).get(...)`.
+    public var credential: URLCredential?
+
     /// Creates a client.
     ///
     /// - Parameters:
@@ -65,12 +84,12 @@ public struct HTTPClient: Sendable {
     ///     configuration (invalidated when the last reference to it goes away).
     ///   - baseURL: see ``baseURL``. Default `nil`.
     ///   - requestSerializer: see ``requestSerializer``. Default ``URLEncodedRequestSerializer``.
-    ///   - defaultHeaders: see ``defaultHeaders``. Default ``DefaultHeaders/standard``.
+    ///   - defaultHeaders: see ``defaultHeaders``. Default ``HTTPHeaders/standard``.
     public init(
         manager: SessionManager = SessionManager(),
         baseURL: URL? = nil,
         requestSerializer: any RequestSerializer = URLEncodedRequestSerializer(),
-        defaultHeaders: [String: String] = DefaultHeaders.standard
+        defaultHeaders: HTTPHeaders = .standard
     ) {
         self.manager = manager
         self.storedBaseURL = baseURL.map(Self.normalizedBaseURL)
@@ -79,6 +98,10 @@ public struct HTTPClient: Sendable {
         self.timeoutInterval = 60
         self.cachePolicy = .useProtocolCachePolicy
         self.transferOptions = .default
+        self.responseSerializer = JSONResponseSerializer()
+        self.validation = ClientValidation()
+        self.decoder = JSONDecoder()
+        self.credential = nil
     }
 
     /// Resolves `url` against ``baseURL``, or throws.
@@ -99,19 +122,14 @@ public struct HTTPClient: Sendable {
     ///   or ``NetworkingError/Kind/requestSerializationFailed``; nothing is sent.
     public func makeRequest(
         _ method: HTTPMethod, _ url: some URLConvertible,
-        parameters: Parameters? = nil, headers: [String: String] = [:]
+        parameters: Parameters? = nil, headers: HTTPHeaders = [:]
     ) throws(NetworkingError) -> URLRequest {
         var request = URLRequest(url: try resolve(url))
         request.cachePolicy = cachePolicy
         // Set through the property: on Linux the initializer's timeout is ignored by URLSession.
         request.timeoutInterval = effectiveTimeoutInterval
         request.httpMethod = method.rawValue
-        for (field, value) in defaultHeaders where headers.keys.first(where: { $0.caseInsensitiveCompare(field) == .orderedSame }) == nil {
-            request.setValue(value, forHTTPHeaderField: field)
-        }
-        for (field, value) in headers {
-            request.setValue(value, forHTTPHeaderField: field)
-        }
+        request.setHeaders(defaultHeaders.merging(headers))
         return try requestSerializer.serialize(request, with: parameters)
     }
 

@@ -55,6 +55,7 @@ public struct JSONRequestSerializer: RequestSerializer {
         let value: any Encodable
         switch parameters {
         case .values(let values): value = JSONValue.object(values)
+        case .orderedValues(let pairs): value = JSONValue.object(Dictionary(pairs, uniquingKeysWith: { _, last in last }))
         case .encodable(let encodable): value = encodable
         case .untyped:
             do { value = JSONValue.object(try parameters.values(encoder: encoder)) } catch { throw error.adding(request: request) }

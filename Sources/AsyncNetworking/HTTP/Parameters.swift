@@ -27,6 +27,9 @@ public enum Parameters: Sendable, ExpressibleByDictionaryLiteral {
     /// An untyped dictionary, as AFNetworking's `NSDictionary` parameters: strings, numbers, Booleans,
     /// `NSNull`, arrays and dictionaries of these. Converted with ``JSONValue/init(converting:)``.
     case untyped([String: any Sendable])
+    /// Named values in a given order (see ``ordered(_:)``): the order is kept by a URL-encoded
+    /// query or form whose style says ``URLEncoding/Style/KeyOrdering/insertion``.
+    case orderedValues([(String, JSONValue)])
 
     /// A ``values(_:)`` dictionary; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
@@ -42,6 +45,8 @@ public enum Parameters: Sendable, ExpressibleByDictionaryLiteral {
         switch self {
         case .values(let values):
             return values
+        case .orderedValues(let pairs):
+            return Dictionary(pairs, uniquingKeysWith: { _, last in last })
         case .untyped(let dictionary):
             guard case .object(let values) = try JSONValue(converting: dictionary) else { return [:] }
             return values

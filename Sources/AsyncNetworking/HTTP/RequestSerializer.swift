@@ -28,8 +28,15 @@ public struct URLEncodedRequestSerializer: RequestSerializer, Hashable {
     /// The methods whose parameters go in the query string. Default ``HTTPMethod/encodingParametersInURL``
     /// (`GET`, `HEAD`, `DELETE`).
     public var methodsEncodingParametersInURL: Set<HTTPMethod>
-    /// How Booleans are written. Default ``URLEncoding/BoolEncoding/numeric`` (`1`/`0`).
-    public var boolEncoding: URLEncoding.BoolEncoding
+    /// How arrays, Booleans, dates, spaces and key order are written. Default
+    /// ``URLEncoding/Style/default`` (AFNetworking's).
+    public var style: URLEncoding.Style
+    /// How Booleans are written (``URLEncoding/Style/boolEncoding``). Default
+    /// ``URLEncoding/BoolEncoding/numeric`` (`1`/`0`).
+    public var boolEncoding: URLEncoding.BoolEncoding {
+        get { style.boolEncoding }
+        set { style.boolEncoding = newValue }
+    }
 
     /// Creates a serializer; every argument has the default described on its property.
     public init(
@@ -37,16 +44,25 @@ public struct URLEncodedRequestSerializer: RequestSerializer, Hashable {
         boolEncoding: URLEncoding.BoolEncoding = .numeric
     ) {
         self.methodsEncodingParametersInURL = methodsEncodingParametersInURL
-        self.boolEncoding = boolEncoding
+        self.style = URLEncoding.Style(boolEncoding: boolEncoding)
+    }
+
+    /// Creates a serializer writing parameters in `style`.
+    public init(
+        style: URLEncoding.Style,
+        methodsEncodingParametersInURL: Set<HTTPMethod> = HTTPMethod.encodingParametersInURL
+    ) {
+        self.methodsEncodingParametersInURL = methodsEncodingParametersInURL
+        self.style = style
     }
 
     /// Encodes `parameters` into the query (appended to any query the URL has) or into a form body.
     /// No parameters, or an empty dictionary, leaves the request as it is.
     public func serialize(_ request: URLRequest, with parameters: Parameters?) throws(NetworkingError) -> URLRequest {
         guard let parameters else { return request }
-        let values: [String: JSONValue]
-        do { values = try parameters.values() } catch { throw error.adding(request: request) }
-        let query = URLEncoding.queryString(from: values, boolEncoding: boolEncoding)
+        let pairs: [(String, JSONValue)]
+        do { pairs = try parameters.pairs(style: style) } catch { throw error.adding(request: request) }
+        let query = URLEncoding.queryString(from: pairs, style: style)
         return try Self.encode(query, into: request, inURL: encodesInURL(request))
     }
 

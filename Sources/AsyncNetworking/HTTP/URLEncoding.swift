@@ -38,40 +38,57 @@ public enum URLEncoding {
 
     /// The `key=value` pairs of `parameters`, joined with `&`, in sorted key order.
     public static func queryString(from parameters: [String: JSONValue], boolEncoding: BoolEncoding = .numeric) -> String {
-        var pairs: [String] = []
-        for key in parameters.keys.sorted() {
-            appendPairs(key: key, value: parameters[key]!, boolEncoding: boolEncoding, to: &pairs)
-        }
-        return pairs.joined(separator: "&")
+        queryString(from: parameters, style: Style(boolEncoding: boolEncoding))
     }
 
-    private static func appendPairs(key: String, value: JSONValue, boolEncoding: BoolEncoding, to pairs: inout [String]) {
+    /// The `key=value` pairs of `parameters`, joined with `&`, written in `style` (keys sorted at
+    /// every level, whatever ``Style/keyOrdering`` says: a dictionary has no order of its own).
+    public static func queryString(from parameters: [String: JSONValue], style: Style) -> String {
+        queryString(from: parameters.keys.sorted().map { ($0, parameters[$0]!) }, style: style)
+    }
+
+    /// The `key=value` pairs of ordered top-level `pairs`, joined with `&`, written in `style`:
+    /// the top level keeps the given order with ``Style/KeyOrdering/insertion``, else is sorted;
+    /// nested objects are always sorted.
+    public static func queryString(from pairs: [(String, JSONValue)], style: Style) -> String {
+        let ordered = style.keyOrdering == .sorted ? pairs.sorted { $0.0 < $1.0 } : pairs
+        return ordered.flatMap { key, value in fields(key: key, value: value, style: style) }
+            .map { key, value in value.map { escape(key, style) + "=" + escape($0, style) } ?? escape(key, style) }
+            .joined(separator: "&")
+    }
+
+    /// The flattened, unescaped fields of one parameter: `("a[b]", "c")`, `("tags[]", "x")`; a `nil`
+    /// value for ``JSONValue/null`` (the key alone). Multipart forms use the same names.
+    static func fields(key: String, value: JSONValue, style: Style) -> [(String, String?)] {
         switch value {
         case .object(let object):
-            for nestedKey in object.keys.sorted() {
-                appendPairs(key: "\(key)[\(nestedKey)]", value: object[nestedKey]!, boolEncoding: boolEncoding, to: &pairs)
-            }
+            return object.keys.sorted().flatMap { fields(key: "\(key)[\($0)]", value: object[$0]!, style: style) }
         case .array(let array):
-            for element in array {
-                appendPairs(key: "\(key)[]", value: element, boolEncoding: boolEncoding, to: &pairs)
+            return array.enumerated().flatMap { index, element in
+                let name = switch style.arrayEncoding {
+                case .brackets: "\(key)[]"
+                case .noBrackets: key
+                case .indexed: "\(key)[\(index)]"
+                }
+                return fields(key: name, value: element, style: style)
             }
-        case .null:
-            pairs.append(percentEscaped(key))
-        case .string(let string):
-            pairs.append(percentEscaped(key) + "=" + percentEscaped(string))
-        case .int(let number):
-            pairs.append(percentEscaped(key) + "=" + String(number))
-        case .double(let number):
-            pairs.append(percentEscaped(key) + "=" + percentEscaped(text(of: number)))
-        case .decimal(let number):
-            pairs.append(percentEscaped(key) + "=" + percentEscaped(text(of: number)))
+        case .null: return [(key, nil)]
+        case .string(let string): return [(key, string)]
+        case .int(let number): return [(key, String(number))]
+        case .double(let number): return [(key, text(of: number))]
+        case .decimal(let number): return [(key, text(of: number))]
         case .bool(let flag):
-            let text = switch boolEncoding {
+            let text = switch style.boolEncoding {
             case .numeric: flag ? "1" : "0"
             case .literal: flag ? "true" : "false"
             }
-            pairs.append(percentEscaped(key) + "=" + text)
+            return [(key, text)]
         }
+    }
+
+    private static func escape(_ string: String, _ style: Style) -> String {
+        let escaped = percentEscaped(string)
+        return style.spaceEncoding == .plus ? escaped.replacingOccurrences(of: "%20", with: "+") : escaped
     }
 
     /// A `Double` as people write it: whole values without a fraction (`1`, not `1.0`; up to 2^53,
