@@ -70,6 +70,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// wrong, or the key does not match the certificate (the message says which, as the TLS
         /// library reported it).
         case clientIdentityFailed
+        /// A pinning ``SecurityPolicy`` (pinned public keys or certificates) was given to an
+        /// ``HTTPClient`` whose base URL is not `https` (or missing): refused when the client is
+        /// made or the policy set, as AFNetworking's `securityPolicy` setter does.
+        case pinningRequiresHTTPS
     }
 
     /// What went wrong.
@@ -172,6 +176,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .invalidCertificate: "invalidCertificate"
         case .clientIdentityFailed: "clientIdentityFailed"
         case .clientCertificateRejected(let host): "clientCertificateRejected(host: \(host))"
+        case .pinningRequiresHTTPS: "pinningRequiresHTTPS"
         }
     }
 

@@ -18,6 +18,8 @@ extension MultipartFormData {
                     throw NetworkingError(.fileReadFailed, "no readable file at \(url.path) for a multipart part", fileURL: url)
                 }
                 length += size
+            case .stream(let size, _):
+                length += size
             }
         }
         return length
@@ -77,6 +79,7 @@ final class MultipartBodyReader: BodyChunkReader {
     private var offset = 0
     private var file: FileChunkReader?
     private var fileRemaining: Int64 = 0
+    private var stream: PartStreamReader?
     private(set) var failure: NetworkingError?
 
     init(_ form: MultipartFormData) {
@@ -150,10 +153,56 @@ final class MultipartBodyReader: BodyChunkReader {
                         .fileReadFailed, "\(url.path) grew while being sent: it changed during the upload", fileURL: url
                     )
                 }
+            case .stream(let length, let make):
+                if stream == nil { stream = PartStreamReader(make(), length: length) }
+                if let count = try stream!.read(into: buffer) { return count }
+                stream = nil
             }
             index += 1
             offset = 0
         }
         return 0
+    }
+}
+
+/// Reads one stream part: exactly its declared length, or a typed error.
+final class PartStreamReader {
+    private let stream: InputStream
+    private let length: Int64
+    private var remaining: Int64
+
+    init(_ stream: InputStream, length: Int64) {
+        self.stream = stream
+        self.length = length
+        self.remaining = length
+        stream.open()
+    }
+
+    deinit { stream.close() }
+
+    /// The next bytes into `buffer` (a count > 0), or `nil` once the whole declared length was read.
+    ///
+    /// - Throws: ``NetworkingError/Kind/requestSerializationFailed`` when the stream fails, ends
+    ///   early, or has more bytes than declared (the `Content-Length` would be wrong).
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(NetworkingError) -> Int? {
+        let bytes = buffer.bindMemory(to: UInt8.self)
+        if remaining > 0 {
+            let count = stream.read(bytes.baseAddress!, maxLength: Int(min(Int64(bytes.count), remaining)))
+            guard count > 0 else {
+                throw NetworkingError(
+                    .requestSerializationFailed,
+                    count < 0 ? "a multipart stream part failed after \(length - remaining) of \(length) bytes"
+                        : "a multipart stream part ended \(remaining) bytes before its declared length \(length)",
+                    underlyingError: stream.streamError
+                )
+            }
+            remaining -= Int64(count)
+            return count
+        }
+        let extra = stream.read(bytes.baseAddress!, maxLength: 1)
+        guard extra <= 0 else {
+            throw NetworkingError(.requestSerializationFailed, "a multipart stream part is longer than its declared length \(length)")
+        }
+        return nil
     }
 }

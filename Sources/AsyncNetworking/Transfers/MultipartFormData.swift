@@ -24,6 +24,8 @@ public struct MultipartFormData: Sendable {
     enum Content: Sendable {
         case data(Data)
         case file(URL)
+        /// A stream of exactly `length` bytes, made anew each time the body is read.
+        case stream(length: Int64, make: @Sendable () -> InputStream)
     }
 
     /// One part: its form field name, optional file name and type, and content.
@@ -32,11 +34,14 @@ public struct MultipartFormData: Sendable {
         var filename: String?
         var mimeType: String?
         var content: Content
+        /// Headers written instead of the generated `Content-Disposition` and `Content-Type`
+        /// (``MultipartFormData/append(_:headers:)``).
+        var headers: HTTPHeaders? = nil
     }
 
     /// The boundary between parts (without the leading `--`).
     public let boundary: String
-    private(set) var parts: [Part] = []
+    var parts: [Part] = []
 
     /// Creates an empty form.
     ///
@@ -105,6 +110,7 @@ public struct MultipartFormData: Sendable {
     enum Segment {
         case bytes(Data)
         case file(URL)
+        case stream(length: Int64, make: @Sendable () -> InputStream)
     }
 
     /// The encoded body as a sequence of in-memory bytes and files, adjacent bytes merged.
@@ -122,6 +128,7 @@ public struct MultipartFormData: Sendable {
             switch part.content {
             case .data(let data): add(data)
             case .file(let url): segments.append(.file(url))
+            case .stream(let length, let make): segments.append(.stream(length: length, make: make))
             }
         }
         add(Data("\(parts.isEmpty ? "" : "\r\n")--\(boundary)--\r\n".utf8))
@@ -129,6 +136,10 @@ public struct MultipartFormData: Sendable {
     }
 
     private func header(for part: Part, first: Bool) -> String {
+        if let headers = part.headers {
+            let lines = headers.map { "\(Self.headerSafe($0.name)): \(Self.headerSafe($0.value))\r\n" }.joined()
+            return "\(first ? "" : "\r\n")--\(boundary)\r\n" + lines + "\r\n"
+        }
         var header = "\(first ? "" : "\r\n")--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.escape(part.name))\""
         if let filename = part.filename { header += "; filename=\"\(Self.escape(filename))\"" }
         header += "\r\n"
@@ -136,6 +147,11 @@ public struct MultipartFormData: Sendable {
             header += "Content-Type: \(type.filter { $0 != "\r" && $0 != "\n" })\r\n"
         }
         return header + "\r\n"
+    }
+
+    /// A header name or value without CR or LF, so a part's headers cannot end early.
+    static func headerSafe(_ text: String) -> String {
+        text.filter { $0 != "\r" && $0 != "\n" && $0 != "\r\n" }
     }
 
     /// Field and file names as browsers encode them (WHATWG): `"` → `%22`, CR → `%0D`, LF → `%0A`.
