@@ -27,6 +27,8 @@ enum Router {
         case ("response-headers", 0): try connection.serveResponseHeaders()
         case ("continue", 0): try connection.serveContinue()
         case ("fault", 1): try connection.serveFault(arguments[0])
+        case ("reply", 0): try connection.serveReply()
+        case ("multipart-headers", 0): try connection.serveMultipartHeaders()
         default: try connection.respondText(404, "not found")
         }
     }

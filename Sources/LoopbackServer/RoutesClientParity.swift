@@ -1,0 +1,47 @@
+import Foundation
+
+/// `/reply` and `/multipart-headers`: routes for the HTTP client's parity tests.
+extension Connection {
+    /// `/reply?type=T&body=B[&status=S]`: status S (default 200) with body B (UTF-8, default
+    /// empty) labelled `Content-Type: T` (none when `type` is absent). The request body is read and
+    /// discarded.
+    func serveReply() throws {
+        try finishRequest()
+        let status = request.queryInt("status") ?? 200
+        guard (200...599).contains(status) else { return try respondText(400, "invalid status\n") }
+        var headers: [(String, String)] = []
+        if let type = request.query("type") { headers.append(("Content-Type", type)) }
+        try respond(status, headers, body: Array((request.query("body") ?? "").utf8))
+    }
+
+    /// `/multipart-headers`: the raw header lines of each part of a `multipart/form-data` body, as
+    /// JSON `{"parts": [{"headers": ["Name: value", …], "value": "…"}]}` (values under 64 KiB as
+    /// UTF-8, else null); 400 when malformed.
+    func serveMultipartHeaders() throws {
+        guard let contentType = request.header("Content-Type"),
+              let boundary = Multipart.boundary(fromContentType: contentType)
+        else {
+            try finishRequest()
+            return try respondText(400, "malformed multipart body: missing multipart Content-Type with a boundary\n")
+        }
+        let bytes = try readWholeBody(limit: Self.multipartLimit)
+        let parts: [Multipart.Part]
+        do {
+            parts = try Multipart.parse(bytes, boundary: boundary)
+        } catch {
+            return try respondText(400, "malformed multipart body: \(error.reason)\n")
+        }
+        let delimiter = Array("--\(boundary)\r\n".utf8)
+        let described: [[String: Any]] = parts.map { part in
+            let headerEnd = part.content.lowerBound - 4
+            var start = headerEnd
+            while start >= delimiter.count, !bytes[(start - delimiter.count)..<start].elementsEqual(delimiter) { start -= 1 }
+            let text = String(decoding: bytes[start..<max(start, headerEnd)], as: UTF8.self)
+            let content = bytes[part.content]
+            var value: Any = NSNull()
+            if content.count < 64 * 1024, let string = String(bytes: content, encoding: .utf8) { value = string }
+            return ["headers": text.components(separatedBy: "\r\n").filter { !$0.isEmpty }, "value": value]
+        }
+        try respondJSON(200, ["parts": described])
+    }
+}
