@@ -70,6 +70,8 @@ public struct HTTPClient: Sendable {
     public var validation: ClientValidation
 
     /// Decodes the `as:` forms' JSON when the call passes no `decoder:`. Default: a new `JSONDecoder`.
+    /// A `JSONDecoder` is a class that copies of the client share: assign a configured decoder
+    /// rather than changing the strategies of one in use.
     public var decoder: JSONDecoder
 
     /// Answers a `401` challenge (`WWW-Authenticate: Basic`) of a request that carries no

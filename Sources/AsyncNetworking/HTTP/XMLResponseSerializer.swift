@@ -13,7 +13,7 @@ import FoundationXML
 /// `XMLDocument` or an `XMLParser`.
 ///
 /// Accepts `application/xml` and `text/xml` by default (``ResponseValidation/xmlContentTypes``).
-/// The body is parsed once here (with `XMLDocument`, so a malformed body fails with
+/// The body is parsed once here (with `XMLParser`, so a malformed body fails with
 /// ``NetworkingError/Kind/responseSerializationFailed`` and the parser's error as
 /// ``NetworkingError/underlyingError``); the value is the checked bytes, because `XMLDocument` and
 /// `XMLParser` are classes that cannot cross tasks. An empty body is an error unless the
@@ -52,16 +52,18 @@ public struct XMLResponseSerializer: ValidatingResponseSerializer, Hashable {
             }
             return XMLBody(data: data, rootElementName: nil, documentOptions: documentOptions)
         }
-        let root: String?
-        do {
-            root = try XMLDocument(data: data, options: documentOptions).rootElement()?.name
-        } catch {
+        // XMLParser, not XMLDocument: on Linux libxml2's document parser recovers from some errors
+        // and prints them to stderr, while the SAX parser reports every one and prints nothing.
+        let parser = XMLParser(data: data)
+        let root = RootElementCatcher()
+        parser.delegate = root
+        guard parser.parse(), parser.parserError == nil, let name = root.name else {
             throw NetworkingError(
                 .responseSerializationFailed, "the body is not well-formed XML",
-                request: request, response: response, body: data, underlyingError: error
+                request: request, response: response, body: data, underlyingError: parser.parserError
             )
         }
-        return XMLBody(data: data, rootElementName: root, documentOptions: documentOptions)
+        return XMLBody(data: data, rootElementName: name, documentOptions: documentOptions)
     }
 
     /// Equal when validation and options are.
@@ -106,6 +108,18 @@ public struct XMLBody: Sendable, Hashable {
     /// `AFXMLParserResponseSerializer` result): set its delegate, then call `parse()`.
     public func parser() -> XMLParser {
         XMLParser(data: data)
+    }
+}
+
+/// Records the name of the first element a parser meets.
+private final class RootElementCatcher: NSObject, XMLParserDelegate {
+    var name: String?
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+        qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
+        if name == nil { name = elementName }
     }
 }
 
