@@ -27,13 +27,14 @@ extension HTTPClient {
     /// - Parameters:
     ///   - encoding: default ``MultipartEncoding/default`` (in memory up to 10 MiB, else a temporary file).
     ///   - constructingBody: adds parts after the parameters' fields.
-    /// - Throws: request building errors, the builder's error (nothing is sent), the transfer's and
-    ///   the serializer's errors.
+    /// - Throws: request building errors, the builder's error (nothing is sent; an error that is not
+    ///   a ``NetworkingError`` becomes ``NetworkingError/Kind/requestSerializationFailed`` with it as
+    ///   ``NetworkingError/underlyingError``), the transfer's and the serializer's errors.
     @discardableResult
     public func post<Serializer: ResponseSerializer>(
         _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         encoding: MultipartEncoding = .default, serializer: Serializer,
-        constructingBody: (inout MultipartFormData) throws(NetworkingError) -> Void
+        constructingBody: (inout MultipartFormData) throws -> Void
     ) async throws(NetworkingError) -> Serializer.Output {
         try await multipartTask(
             .post, url, parameters: parameters, headers: headers, encoding: encoding, serializer: serializer,
@@ -47,7 +48,7 @@ extension HTTPClient {
     public func post<Value: Decodable & Sendable>(
         _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         encoding: MultipartEncoding = .default, as type: Value.Type, decoder: JSONDecoder? = nil,
-        constructingBody: (inout MultipartFormData) throws(NetworkingError) -> Void
+        constructingBody: (inout MultipartFormData) throws -> Void
     ) async throws(NetworkingError) -> Value {
         try await multipartTask(
             .post, url, parameters: parameters, headers: headers, encoding: encoding,
@@ -61,18 +62,22 @@ extension HTTPClient {
     public func multipartTask<Serializer: ResponseSerializer>(
         _ method: HTTPMethod = .post, _ url: some URLConvertible, parameters: Parameters? = nil,
         headers: HTTPHeaders = [:], encoding: MultipartEncoding = .default, serializer: Serializer,
-        constructingBody: (inout MultipartFormData) throws(NetworkingError) -> Void
+        constructingBody: (inout MultipartFormData) throws -> Void
     ) async throws(NetworkingError) -> HTTPTask<Serializer.Output> {
         let request = try makeRequest(method, url, headers: headers)
         var form = MultipartFormData()
-        do throws(NetworkingError) {
+        do {
             if let parameters {
                 let style = (requestSerializer as? URLEncodedRequestSerializer)?.style ?? .default
                 try form.append(parameters: parameters, style: style)
             }
             try constructingBody(&form)
-        } catch {
+        } catch let error as NetworkingError {
             throw error.adding(request: request)
+        } catch {
+            throw NetworkingError(
+                .requestSerializationFailed, "the multipart body builder threw", request: request, underlyingError: error
+            )
         }
         let transfer = try await manager.uploadTask(with: request, multipart: form, encoding: encoding, options: transferOptions)
         return HTTPTask(transfer: transfer, request: transfer.originalRequest, finish: Self.serializing(serializer, transfer.originalRequest))
@@ -83,7 +88,7 @@ extension HTTPClient {
     public func multipartTask<Value: Decodable & Sendable>(
         _ method: HTTPMethod = .post, _ url: some URLConvertible, parameters: Parameters? = nil,
         headers: HTTPHeaders = [:], encoding: MultipartEncoding = .default, as type: Value.Type, decoder: JSONDecoder? = nil,
-        constructingBody: (inout MultipartFormData) throws(NetworkingError) -> Void
+        constructingBody: (inout MultipartFormData) throws -> Void
     ) async throws(NetworkingError) -> HTTPTask<Value> {
         try await multipartTask(
             method, url, parameters: parameters, headers: headers, encoding: encoding,

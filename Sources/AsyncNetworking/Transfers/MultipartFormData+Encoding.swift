@@ -193,7 +193,8 @@ final class PartStreamReader {
                     .requestSerializationFailed,
                     count < 0 ? "a multipart stream part failed after \(length - remaining) of \(length) bytes"
                         : "a multipart stream part ended \(remaining) bytes before its declared length \(length)",
-                    underlyingError: stream.streamError
+                    // `streamError` is not read: swift-corelibs-foundation traps in it for CF-backed streams.
+                    underlyingError: (stream as? BodyInputStream)?.streamError
                 )
             }
             remaining -= Int64(count)
