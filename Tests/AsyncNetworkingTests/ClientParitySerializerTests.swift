@@ -61,6 +61,21 @@ struct ClientParitySerializerTests {
         }
     }
 
+    @Test func clientValidationChangesOnlyWhatItSays() {
+        let json = ResponseValidation(acceptableContentTypes: ResponseValidation.jsonContentTypes)
+        #expect(ClientValidation().applied(to: json) == json)
+        #expect(ClientValidation().isIdentity)
+        let extra = ClientValidation(additionalContentTypes: ["Text/HTML"]).applied(to: json)
+        #expect(extra.acceptableContentTypes == ResponseValidation.jsonContentTypes.union(["text/html"]))
+        #expect(extra.acceptableStatusCodes == IndexSet(integersIn: 200..<300))
+        let any = ClientValidation(additionalContentTypes: ["text/html"]).applied(to: ResponseValidation())
+        #expect(any.acceptableContentTypes == nil, "a serializer that accepts any type stays so")
+        let replaced = ClientValidation(acceptableStatusCodes: IndexSet([418]), acceptableContentTypes: ["A/B"]).applied(to: json)
+        #expect(replaced.acceptableStatusCodes == IndexSet([418]) && replaced.acceptableContentTypes == ["a/b"])
+        let serializer = ClientValidation(acceptableStatusCodes: IndexSet([299])).applied(to: DecodableResponseSerializer(Document.self))
+        #expect(serializer.acceptableStatusCodes == IndexSet([299]))
+    }
+
     @Test func theClientDecoderDecodesTheAsForms() async throws {
         try await withClient { _, base in
             struct Stamp: Decodable, Sendable { let at: Date }

@@ -110,6 +110,17 @@ struct ClientParityTransferTests {
         }
     }
 
+    @Test func droppingEveryCopyOfTheHandleCancelsTheTransfer() async throws {
+        try await withClient { _, client in
+            do {
+                let dropped = try await client.task(.get, "delay/\(neverEnding)", serializer: DataResponseSerializer())
+                #expect(await client.manager.activeTransferCount == 1)
+                _ = dropped.transfer.id
+            }
+            #expect(await eventually { await client.manager.activeTransferCount == 0 })
+        }
+    }
+
     @Test func downloadsGoRelativeWithHeadersToTheirDestinationWithProgress() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withClient { server, client in
