@@ -91,6 +91,18 @@ struct ClientParityMultipartTests {
         }
     }
 
+    @Test func untypedMultipartAndUploadUseTheClientWideSerializer() async throws {
+        try await withClient { _, client in
+            let form = try await client.post("multipart", parameters: ["k": "v"]) { form in form.append("w", name: "x") }
+            let names = (form as? JSONValue)?["parts"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+            #expect(names == ["k", "x"])
+            var client = client
+            client.responseSerializer = StringResponseSerializer()
+            let echoed = try await client.upload(.data(Data("hello".utf8)), to: "echo", method: .put)
+            #expect((echoed as? String)?.contains(#""body":"hello""#) == true)
+        }
+    }
+
     @Test func aMultipartTaskReportsUploadProgressAndItsValue() async throws {
         try await withClient { _, client in
             let payload = Data(repeating: 0x5A, count: 300_000)

@@ -56,6 +56,20 @@ extension HTTPClient {
         ).value
     }
 
+    /// Posts a multipart form and returns what the client-wide ``responseSerializer`` makes of the
+    /// response, under the client's ``validation``. See
+    /// ``post(_:parameters:headers:encoding:serializer:constructingBody:)``.
+    @discardableResult
+    public func post(
+        _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
+        encoding: MultipartEncoding = .default, constructingBody: (inout MultipartFormData) throws -> Void
+    ) async throws(NetworkingError) -> any Sendable {
+        try await multipartTask(
+            .post, url, parameters: parameters, headers: headers, encoding: encoding, serializer: clientSerializer,
+            constructingBody: constructingBody
+        ).value
+    }
+
     /// Starts a multipart upload with `method` (usually `POST` or `PUT`) and returns an
     /// ``HTTPTask`` whose events report upload progress against the body's length. Suspends while
     /// the body is encoded (in memory or to a temporary file) and until the transfer is registered.

@@ -57,6 +57,15 @@ extension HTTPClient {
         try await uploadTask(body, to: url, method: method, headers: headers, serializer: decodingSerializer(type, decoder)).value
     }
 
+    /// Uploads `body` to `url` and returns what the client-wide ``responseSerializer`` makes of the
+    /// response, under the client's ``validation``. See ``upload(_:to:method:headers:serializer:)``.
+    @discardableResult
+    public func upload(
+        _ body: UploadBody, to url: some URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:]
+    ) async throws(NetworkingError) -> any Sendable {
+        try await uploadTask(body, to: url, method: method, headers: headers, serializer: clientSerializer).value
+    }
+
     /// Starts uploading `body` and returns an ``HTTPTask`` whose events report upload progress.
     /// Suspends while a stream body is spooled (``StreamedUploadMode/spooled``) and until the
     /// transfer is registered.

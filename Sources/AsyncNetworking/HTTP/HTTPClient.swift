@@ -75,8 +75,9 @@ public struct HTTPClient: Sendable {
     public var decoder: JSONDecoder
 
     /// Answers a `401` challenge (`WWW-Authenticate: Basic`) of a request that carries no
-    /// `Authorization`: the request is sent once more with this credential. Default `nil`. Set it on a
-    /// copy for one request: `try await client.withCredential(credential).get(...)`.
+    /// `Authorization`: the request is sent once more with this credential (by the awaiting verbs
+    /// and ``send(_:serializer:)``; the task, upload, multipart and download forms deliver the `401`).
+    /// Default `nil`. Set it on a copy for one request: `try await client.withCredential(credential).get(...)`.
     public var credential: URLCredential?
 
     /// Creates a client.
