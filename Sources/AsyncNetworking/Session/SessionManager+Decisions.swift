@@ -80,6 +80,7 @@ extension SessionManager {
         }
         if refusesRedirect(state, to: request, after: response) { return nil } // a hook may change the host
         state.redirectCount += 1
+        publishRedirect(state, response: response, newRequest: request)
         guard RedirectRules.keepsMethodAndBody(response.statusCode), state.hasReplayableBody,
               RedirectRules.sendsBody(request.httpMethod) else {
             return request
@@ -163,7 +164,7 @@ extension SessionManager {
             guard state.phase == .running, state.cancellation == nil else { return }
             switch disposition {
             case .allow:
-                if let error = state.sink.didReceive(response: response, for: state) {
+                if let error = self.deliverResponse(response, to: state) {
                     return dropDeferred(of: state, failingWith: error)
                 }
                 releaseDeferred(of: state)
@@ -204,7 +205,7 @@ extension SessionManager {
         guard let response = state.pendingAuthentication else { return }
         state.pendingAuthentication = nil
         guard state.phase == .running else { return }
-        if let error = state.sink.didReceive(response: response, for: state) {
+        if let error = deliverResponse(response, to: state) {
             return dropDeferred(of: state, failingWith: error)
         }
         releaseDeferred(of: state)

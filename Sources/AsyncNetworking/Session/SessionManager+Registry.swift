@@ -206,6 +206,9 @@ extension SessionManager {
         // result (a download whose status or file move failed).
         if case .now(let error) = state.sink.didFinish(result, for: state) {
             broadcast(.transferCompleted(state.id, error))
+            if activity.isObserved {
+                publishCompletion(state, error: error, metrics: try? result.get())
+            }
         }
         #if os(Linux) && canImport(CCurlShim)
         if lifecycle != .active { completeCurlInvalidationIfIdle() }

@@ -35,6 +35,17 @@ protocol TransferSink: AnyObject {
     func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int?
     /// The body bytes the consumer has read so far (for ``flowControlWindow(report:)``).
     var consumedBytes: Int64 { get }
+
+    /// Download progress as the manager-wide activity stream reports it, or `nil` for the
+    /// transfer's own counters (a download reports bytes on disk out of the whole file).
+    func observedDownloadProgress(for transfer: TransferState) -> TransferProgress?
+    /// Set by the last ``didReceive(response:for:)`` when it continued bytes already on disk
+    /// (a download's accepted 206): the offset and the expected total.
+    var lastResumption: (offset: Int64, expectedTotal: Int64?)? { get }
+    /// The response the caller got, when the sink knows better than the transfer (a download).
+    var completedResponse: HTTPURLResponse? { get }
+    /// A finished download's file at its destination.
+    var completedFileURL: URL? { get }
 }
 
 /// What a sink made of a transfer's end.
@@ -61,6 +72,10 @@ extension TransferSink {
     func didPause(transfer: TransferState) {}
     func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int? { nil }
     var consumedBytes: Int64 { 0 }
+    func observedDownloadProgress(for transfer: TransferState) -> TransferProgress? { nil }
+    var lastResumption: (offset: Int64, expectedTotal: Int64?)? { nil }
+    var completedResponse: HTTPURLResponse? { nil }
+    var completedFileURL: URL? { nil }
 }
 
 /// Feeds a transfer into an ``EventChannel`` for its ``TransferEvents`` consumer.

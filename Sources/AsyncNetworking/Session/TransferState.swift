@@ -91,6 +91,12 @@ final class TransferState {
     /// refused and the whole request re-sent here once the current task ends.
     var resendRequest: URLRequest?
 
+    /// Data, upload or download, as declared by the call that created it (see ``kind``).
+    var declaredKind: TransferKind?
+    /// What the manager-wide activity stream was last told of each direction's progress.
+    var uploadThrottle = ProgressThrottle()
+    var downloadThrottle = ProgressThrottle()
+
     var response: HTTPURLResponse?
     var bytesSent: Int64 = 0
     var bytesReceived: Int64 = 0

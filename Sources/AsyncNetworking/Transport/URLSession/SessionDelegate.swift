@@ -46,7 +46,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
-        manager?.assumeIsolated { $0.sessionDidBecomeInvalid() }
+        manager?.assumeIsolated { $0.sessionDidBecomeInvalid(error: error) }
     }
 
     // MARK: Decisions
