@@ -10,17 +10,19 @@ struct ProgressThrottle {
     static let minimumStep: Int64 = 64 << 10
     /// The byte step when the total is unknown.
     static let unknownStep: Int64 = 1 << 20
-    /// A value that moved is published at least this often.
-    static let interval: Duration = .milliseconds(100)
+    /// A value that moved is published at least this often (slow transfers).
+    static let interval: Duration = .seconds(1)
+    /// Steps per known total: at most this many events by bytes, plus one per ``interval``.
+    static let stepsPerTotal: Int64 = 50
 
     /// The completed count last published, or `nil` before the first.
     private(set) var lastPublished: Int64?
     private var lastInstant: ContinuousClock.Instant?
 
-    /// 1 % of `expected` (at least ``minimumStep``), or ``unknownStep``.
+    /// 2 % of `expected` (at least ``minimumStep``), or ``unknownStep``.
     static func step(expected: Int64?) -> Int64 {
         guard let expected, expected > 0 else { return unknownStep }
-        return max(minimumStep, expected / 100)
+        return max(minimumStep, expected / stepsPerTotal)
     }
 
     /// Whether to publish `progress` now; records it when so.

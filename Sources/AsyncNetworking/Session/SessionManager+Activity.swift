@@ -13,7 +13,7 @@ extension SessionManager {
     /// Observing never slows a transfer: events are handed over without waiting, and a reader more
     /// than `limit` events behind loses the oldest (counted in
     /// ``TransferActivityStream/droppedCount``). With no reader, no event is built at all. Progress
-    /// is throttled (see ``TransferActivity``), so a large transfer yields about a hundred progress
+    /// is throttled (see ``TransferActivity``), so a large transfer yields about fifty progress
     /// events, not one per chunk. Dropping the stream (or cancelling the task reading it)
     /// unregisters it.
     ///

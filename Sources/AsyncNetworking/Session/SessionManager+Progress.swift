@@ -25,7 +25,7 @@ extension TransferHandle {
     /// Suspends until the transfer ends (or the calling task is cancelled, which stops the feeding
     /// and leaves the transfer alone). `totalUnitCount` is the expected byte count (`-1` while
     /// unknown), `completedUnitCount` the bytes so far; updates are throttled like the activity
-    /// stream's (about a hundred per transfer), and on success the progress ends complete. All
+    /// stream's (about fifty per transfer), and on success the progress ends complete. All
     /// mutations of `progress` happen in the caller's isolation, so it is safe to bind one that a
     /// UI observes from the main actor. `isPausable` is `true` where ``TransferHandle/suspend()``
     /// works (a download, or any transfer on the curl transport); a pause or resume the manager

@@ -9,9 +9,9 @@ import FoundationNetworking
 /// notifications, as one ordered stream.
 ///
 /// Events of one transfer arrive in the order they happened. Progress is *throttled*: one event
-/// per 1 % of the expected total (at least 64 KiB; 1 MiB when the total is unknown) or per 100 ms,
-/// whichever comes first — never one per chunk — and the last progress event before
-/// ``completed(_:)`` always reports every byte transferred.
+/// per 2 % of the expected total (at least 64 KiB; 1 MiB when the total is unknown), or after a
+/// second for a slow transfer that moved less — about fifty per transfer, never one per chunk — and
+/// the last progress event before ``completed(_:)`` always reports every byte transferred.
 public enum TransferActivity: Sendable {
     /// An attempt of the transfer started: the first, one after a pause, a re-send after a
     /// 307/308 or a credential (AFNetworking's `AFNetworkingTaskDidResumeNotification`).
