@@ -48,7 +48,7 @@ struct ManagerParityActivityTests {
             let size = 8 << 20
             let (_, response) = try await manager.upload(for: request, from: Data(count: size))
             #expect(response.statusCode == 200)
-            let ids = Set(recorder.all.compactMap(\.transferID))
+            let ids = await recorder.transferIDs(atLeast: 1)
             let id = try #require(ids.first)
             #expect(ids.count == 1)
             let done = try #require(await recorder.completion(of: id))
@@ -109,7 +109,7 @@ struct ManagerParityActivityTests {
                 )
                 #expect(response.statusCode == 206)
                 // Two transfers: the first failed when the connection dropped; the second resumed.
-                let ids = Array(Set(recorder.all.compactMap(\.transferID))).sorted()
+                let ids = await recorder.transferIDs(atLeast: 2)
                 #expect(ids.count == 2)
                 let first = try #require(await recorder.completion(of: ids[0]))
                 #expect(first.error != nil && first.fileURL == nil)

@@ -32,6 +32,12 @@ final class ActivityRecorder: Sendable {
         return nil
     }
 
+    /// The transfers seen so far, oldest first, once at least `count` were seen (or the deadline passed).
+    func transferIDs(atLeast count: Int) async -> [TransferID] {
+        _ = await eventually { Set(self.all.compactMap(\.transferID)).count >= count }
+        return Set(all.compactMap(\.transferID)).sorted()
+    }
+
     /// Waits for the stream to end (after `.invalidated`).
     func finished() async { await reader.value }
 
