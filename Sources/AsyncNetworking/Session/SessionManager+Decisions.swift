@@ -168,6 +168,12 @@ extension SessionManager {
                     return dropDeferred(of: state, failingWith: error)
                 }
                 releaseDeferred(of: state)
+            case .becomeDownload(let destination, let options):
+                if let error = self.becomeDownload(state, destination: destination, options: options)
+                    ?? self.deliverResponse(response, to: state) {
+                    return dropDeferred(of: state, failingWith: error)
+                }
+                releaseDeferred(of: state)
             case .cancel:
                 dropDeferred(of: state, failingWith: NetworkingError(
                     .cancelled, "the response hook cancelled the transfer", request: request, response: response
@@ -179,7 +185,7 @@ extension SessionManager {
     /// Discards the callbacks held back during a decision and fails the transfer. When URLSession's
     /// completion is among them the task has already ended, so no cancel confirmation will ever
     /// come: the transfer finishes now instead of waiting for the cancellation watchdog (5 s).
-    private func dropDeferred(of state: TransferState, failingWith error: NetworkingError) {
+    func dropDeferred(of state: TransferState, failingWith error: NetworkingError) {
         let taskEnded = state.deferred?.contains { if case .complete = $0 { true } else { false } } ?? false
         state.deferred = nil
         guard taskEnded else { return fail(state, with: error) }

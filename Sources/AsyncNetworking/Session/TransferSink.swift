@@ -82,12 +82,22 @@ extension TransferSink {
 final class ChannelSink: TransferSink {
     let channel: EventChannel
 
+    /// Cleared when another sink took the channel over (a data transfer that became a download).
+    private var ownsChannel = true
+
     init(channel: EventChannel) { self.channel = channel }
 
     /// Released before the transfer finished: its manager is gone. The stream ends instead of
     /// waiting forever (a no-op when it already ended).
     deinit {
+        guard ownsChannel else { return }
         channel.fail(NetworkingError(.sessionInvalidated, "the session manager was released"))
+    }
+
+    /// Hands the channel to another sink: this one no longer ends it.
+    func releaseChannel() -> EventChannel {
+        ownsChannel = false
+        return channel
     }
 
     var wantsProgress: Bool { true }

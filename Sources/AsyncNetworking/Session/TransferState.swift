@@ -58,7 +58,8 @@ final class TransferState {
     /// What the transfer sends; becomes `.none` when a redirect turns it into a GET.
     var upload: UploadSource
     let options: TransferOptions
-    let sink: any TransferSink
+    /// Where results go; replaced once when a data transfer becomes a download.
+    var sink: any TransferSink
 
     var phase = Phase.waiting
     /// `true` while `startsImmediately: false` or a `suspend()` before start holds it back.
