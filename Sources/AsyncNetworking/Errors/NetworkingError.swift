@@ -70,6 +70,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// wrong, or the key does not match the certificate (the message says which, as the TLS
         /// library reported it).
         case clientIdentityFailed
+        /// A streamed request body had to be sent again (after a 307/308 or an authentication
+        /// challenge) and its producer could not make a new stream: a body given once
+        /// (``BodyStreamProducer/once(_:length:)``), or a producer that returned `nil`.
+        case bodyStreamNotReplayable
     }
 
     /// What went wrong.
@@ -172,6 +176,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .invalidCertificate: "invalidCertificate"
         case .clientIdentityFailed: "clientIdentityFailed"
         case .clientCertificateRejected(let host): "clientCertificateRejected(host: \(host))"
+        case .bodyStreamNotReplayable: "bodyStreamNotReplayable"
         }
     }
 

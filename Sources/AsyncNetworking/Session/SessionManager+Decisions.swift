@@ -128,7 +128,7 @@ extension SessionManager {
             return completion(.performDefaultHandling, nil)
         }
         // A rejected credential is retried forever on Linux: cap the attempts.
-        guard challenge.previousFailureCount < maxAuthenticationAttempts else {
+        guard max(challenge.previousFailureCount, state.authenticationAttempts) < maxAuthenticationAttempts else {
             return refuse(challenge: completion, for: state)
         }
         if let hook = hooks.challenge {
@@ -137,12 +137,12 @@ extension SessionManager {
                 let answer = await hook(context)
                 guard self.isAwaitingDecision(state, taskIdentifier) else { return }
                 switch answer {
-                case .useCredential(let credential): self.accept(credential, challenge: completion, for: state)
+                case .useCredential(let credential): self.accept(credential, challenge: completion, for: state, method: method)
                 case .refuse: self.refuse(challenge: completion, for: state)
                 }
             }
         } else if let credential = credentials[challenge.protectionSpace.host.lowercased()] {
-            accept(credential, challenge: completion, for: state)
+            accept(credential, challenge: completion, for: state, method: method)
         } else {
             refuse(challenge: completion, for: state)
         }
@@ -219,8 +219,12 @@ extension SessionManager {
 
     private func accept(
         _ credential: URLCredential, challenge completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void,
-        for state: TransferState
+        for state: TransferState, method: String
     ) {
+        if resendsStreamedBody(of: state, with: credential, method: method) {
+            // The retry is a new attempt of ours, with a fresh body stream (see below).
+            return completion(.cancelAuthenticationChallenge, nil)
+        }
         if state.pendingAuthentication != nil {
             // The retry's response replaces the held-back 401/407 and its body.
             state.pendingAuthentication = nil
@@ -238,5 +242,27 @@ extension SessionManager {
         // `.performDefaultHandling` hangs on Linux and `.useCredential` with nil crashes: cancel.
         completion(.cancelAuthenticationChallenge, nil)
         deliverPendingAuthentication(of: state)
+    }
+
+    /// URLSession on Linux answers a challenge by re-sending the request itself, and re-sends a
+    /// streamed body (a stream upload, a file upload) from the stream it already read: the server
+    /// gets an empty or truncated body. For HTTP Basic the manager retries itself instead, as a new
+    /// attempt with an `Authorization` header and a fresh stream from the transfer's producer.
+    /// - Returns: whether the retry was arranged (the challenge is then cancelled).
+    private func resendsStreamedBody(of state: TransferState, with credential: URLCredential, method: String) -> Bool {
+        guard case .urlSession = engine, method == NSURLAuthenticationMethodHTTPBasic,
+              let user = credential.user, let password = credential.password else { return false }
+        switch state.upload {
+        case .stream, .file: break
+        case .none, .data: return false
+        }
+        var resend = state.currentRequest
+        resend.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        state.authenticationAttempts += 1
+        state.pendingAuthentication = nil
+        state.deferred = nil
+        state.resetReceived()
+        state.resendRequest = resend
+        return true
     }
 }

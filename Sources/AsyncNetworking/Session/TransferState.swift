@@ -88,6 +88,8 @@ final class TransferState {
     /// The body stream the current task reads (streamed uploads), to learn afterwards whether
     /// reading it failed — URLSession does not say why a body ended early.
     var bodyStream: InputStream?
+    /// The stream the next attempt of a streamed upload sends, made by its producer in `launch`.
+    var pendingBodyStream: InputStream?
     /// An upload's 307/308 target: URLSession on Linux would drop the body, so the redirect is
     /// refused and the whole request re-sent here once the current task ends.
     var resendRequest: URLRequest?
@@ -134,6 +136,12 @@ final class TransferState {
         case .data, .file: return true
         case .stream: return true
         }
+    }
+
+    /// Hands the next attempt's body stream over, once.
+    func takePendingBodyStream() -> InputStream? {
+        defer { pendingBodyStream = nil }
+        return pendingBodyStream
     }
 
     /// Marks the start of a (new) URLSession task for this transfer.
