@@ -55,7 +55,7 @@ struct ManagerParityPauseTests {
 
     @Test func aRunningDataTransferPausesOnCurlAndIsRefusedOnURLSession() async throws {
         try await withServerAndManager { server, manager in
-            let handle = try await manager.dataTask(with: URLRequest(url: server.url("/bytes/\(Int64(1) << 34)")))
+            let handle = try await manager.dataTask(with: URLRequest(url: endlessBody(server, transport: manager.transport)))
             let received = ParityCounter()
             let reader = Task {
                 do {
@@ -65,8 +65,9 @@ struct ManagerParityPauseTests {
                     return (error as? NetworkingError)?.kind == .cancelled ? "cancelled" : "\(error)"
                 }
             }
-            #expect(await eventually { received.load() > 1 << 20 })
+            #expect(await eventually { received.load() > 0 })
             if manager.transport == .curl {
+                #expect(await eventually { received.load() > 1 << 20 })
                 try await handle.suspend()
                 let pausedAt = await settled { Int64(received.load()) }
                 try await Task.sleep(for: .milliseconds(300))

@@ -74,7 +74,7 @@ struct ManagerParityProgressTests {
 
     @Test func pausingAndResumingTheProgressActsOnTheTransfer() async throws {
         try await withServerAndManager { server, manager in
-            let handle = try await manager.dataTask(with: URLRequest(url: server.url("/bytes/\(Int64(1) << 34)")))
+            let handle = try await manager.dataTask(with: URLRequest(url: endlessBody(server, transport: manager.transport)))
             let probe = await ProgressProbe()
             await probe.bind(handle)
             let reader = Task { try? await collectEvents(handle) }

@@ -78,5 +78,14 @@ final class ParityCounter: Sendable {
     func load() -> Int { value.withLock { $0 } }
 }
 
+/// A body that is still arriving whenever the test acts on it. On curl, 16 GiB at full speed (its
+/// flow control holds it to the reader's pace); on URLSession, which has no back-pressure and
+/// shares one work queue across the process, a slow drip, so it never starves other tests.
+func endlessBody(_ server: LoopbackServer, transport: SessionManager.Transport) -> URL {
+    transport == .curl
+        ? server.url("/bytes/\(Int64(1) << 34)")
+        : server.url("/drip?bytes=10000000&chunks=2000&delay=\(neverEnding / 2000)")
+}
+
 /// Whether the test run's default transport is curl (`ASYNCNETWORKING_TRANSPORT` unset or `curl`).
 var defaultTransportIsCurl: Bool { SessionManager.Transport.platformDefault == .curl }
