@@ -32,9 +32,17 @@ struct ManagerParityActivityTests {
             #expect(progress.last == TransferProgress(completedBytes: Int64(count), expectedBytes: Int64(count)))
             #expect(progress.map(\.completedBytes) == progress.map(\.completedBytes).sorted())
             #expect(progress.count >= 2)
-            // Throttled: far fewer events than chunks (the transfer delivered thousands of chunks).
-            #expect(chunks >= 256, "\(chunks) chunks")
-            #expect(progress.count * 3 < chunks, "\(progress.count) progress events for \(chunks) chunks")
+            // Throttled: one event per 2 % of the body, plus at most one per second the transfer
+            // took — however the body was chunked. (The bound grows with a slow machine; it is not
+            // a speed claim.) curl reads 16 KiB per callback, 4096 reads here, and joins them into
+            // up to 1 MiB deliveries per loop turn; URLSession delivers its 16 KiB chunks as they are.
+            let seconds = Int((done.metrics?.duration ?? .zero) / .seconds(1)) + 1
+            #expect(progress.count <= Int(ProgressThrottle.stepsPerTotal) + 2 + seconds, "\(progress.count) events in \(seconds) s")
+            if manager.transport == .urlSession {
+                #expect(progress.count * 4 < chunks, "\(progress.count) progress events for \(chunks) chunks")
+            } else {
+                #expect(progress.count * 4 < count / (16 << 10), "\(progress.count) progress events for \(count / (16 << 10)) curl reads")
+            }
             #expect(recorder.stream.droppedCount == 0)
         }
     }
