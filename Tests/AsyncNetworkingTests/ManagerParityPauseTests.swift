@@ -21,6 +21,8 @@ struct ManagerParityPauseTests {
 
     @Test func aRunningUploadPausesInPlaceAndResumesToTheEndOnCurl() async throws {
         try await withServerAndManager { server, manager in
+            let recorder = ActivityRecorder(await manager.transferActivity())
+            defer { recorder.stop() }
             var request = URLRequest(url: server.url("/upload?pace=2"))
             request.httpMethod = "POST"
             let size = 32 << 20
@@ -50,6 +52,9 @@ struct ManagerParityPauseTests {
             #expect(status == 200)
             let answer = try JSONSerialization.jsonObject(with: body) as? [String: Any]
             #expect(answer?["bytes"] as? Int == size, "the whole body arrived once")
+            _ = await recorder.completion(of: handle.id)
+            let names = recorder.events(of: handle.id).map(\.name).filter { ["started", "suspended", "completed"].contains($0) }
+            #expect(names == ["started", "suspended", "started", "completed"], "observers see the pause and the resume")
         }
     }
 

@@ -46,6 +46,11 @@ extension SessionManager {
         return victims.count
     }
 
+    /// A new activity stream and the transfer's snapshot, taken in the same actor turn.
+    func activityAndSnapshot(of id: TransferID) -> (TransferActivityStream, TransferSnapshot?) {
+        (transferActivity(bufferingNewest: 1024), snapshot(of: id))
+    }
+
     func snapshot(of state: TransferState) -> TransferSnapshot {
         TransferSnapshot(
             id: state.id, kind: state.kind, status: state.snapshotStatus,

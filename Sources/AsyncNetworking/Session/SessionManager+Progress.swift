@@ -61,8 +61,9 @@ enum ProgressBinding {
         _ progress: Progress, manager: SessionManager, id: TransferID, direction: ProgressDirection,
         isolation: isolated (any Actor)? = #isolation
     ) async {
-        let activity = await manager.transferActivity(bufferingNewest: 1024)
-        guard let snapshot = await manager.snapshot(of: id) else {
+        // One actor turn: no event falls between the snapshot and the stream.
+        let (activity, snapshot) = await manager.activityAndSnapshot(of: id)
+        guard let snapshot else {
             Self.complete(progress)
             return
         }
