@@ -29,6 +29,7 @@ enum Router {
         case ("fault", 1): try connection.serveFault(arguments[0])
         case ("reply", 0): try connection.serveReply()
         case ("multipart-headers", 0): try connection.serveMultipartHeaders()
+        case ("auth-echo", 2): try connection.serveAuthEcho(user: arguments[0], password: arguments[1])
         default: try connection.respondText(404, "not found")
         }
     }

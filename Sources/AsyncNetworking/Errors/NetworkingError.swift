@@ -74,6 +74,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// ``HTTPClient`` whose base URL is not `https` (or missing): refused when the client is
         /// made or the policy set, as AFNetworking's `securityPolicy` setter does.
         case pinningRequiresHTTPS
+        /// A streamed request body had to be sent again (after a 307/308 or an authentication
+        /// challenge) and its producer could not make a new stream: a body given once
+        /// (``BodyStreamProducer/once(_:length:)``), or a producer that returned `nil`.
+        case bodyStreamNotReplayable
     }
 
     /// What went wrong.
@@ -177,6 +181,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .clientIdentityFailed: "clientIdentityFailed"
         case .clientCertificateRejected(let host): "clientCertificateRejected(host: \(host))"
         case .pinningRequiresHTTPS: "pinningRequiresHTTPS"
+        case .bodyStreamNotReplayable: "bodyStreamNotReplayable"
         }
     }
 

@@ -95,4 +95,19 @@ public enum ResponseDisposition: Sendable {
     case allow
     /// Cancel the transfer; it fails with ``NetworkingError/Kind/cancelled``.
     case cancel
+    /// Turn the data transfer into a download (`NSURLSessionResponseBecomeDownload`): the body goes
+    /// to a file at `destination` instead of the event stream, exactly as for
+    /// ``SessionManager/downloadTask(with:to:options:)``. The handle's events then carry
+    /// `.response`, `.downloadProgress`, `.downloaded(url)` and `.completed`; the transfer is listed
+    /// as a download and can be paused like one. Only ``DownloadOptions/createIntermediateDirectories``,
+    /// ``DownloadOptions/replaceExisting``, ``DownloadOptions/maxErrorBodyBytes`` and
+    /// ``DownloadOptions/temporaryDirectory`` of `options` apply.
+    ///
+    /// A status other than 2xx is never written to the file: the transfer fails with
+    /// ``NetworkingError/Kind/unacceptableStatusCode(_:)``. A bad destination fails it with the
+    /// download's usual error (``NetworkingError/Kind/fileWriteFailed``). Only a transfer with an
+    /// event stream can become a download: for an awaiting call (`data(for:)`, which returns the
+    /// body in memory) it fails with ``NetworkingError/Kind/unsupportedOperation``; a transfer that
+    /// already is a download simply goes on.
+    case becomeDownload(to: DownloadDestination, options: DownloadOptions = .default)
 }

@@ -80,6 +80,7 @@ extension SessionManager {
         }
         if refusesRedirect(state, to: request, after: response) { return nil } // a hook may change the host
         state.redirectCount += 1
+        publishRedirect(state, response: response, newRequest: request)
         guard RedirectRules.keepsMethodAndBody(response.statusCode), state.hasReplayableBody,
               RedirectRules.sendsBody(request.httpMethod) else {
             return request
@@ -127,7 +128,7 @@ extension SessionManager {
             return completion(.performDefaultHandling, nil)
         }
         // A rejected credential is retried forever on Linux: cap the attempts.
-        guard challenge.previousFailureCount < maxAuthenticationAttempts else {
+        guard max(challenge.previousFailureCount, state.authenticationAttempts) < maxAuthenticationAttempts else {
             return refuse(challenge: completion, for: state)
         }
         if let hook = hooks.challenge {
@@ -136,12 +137,12 @@ extension SessionManager {
                 let answer = await hook(context)
                 guard self.isAwaitingDecision(state, taskIdentifier) else { return }
                 switch answer {
-                case .useCredential(let credential): self.accept(credential, challenge: completion, for: state)
+                case .useCredential(let credential): self.accept(credential, challenge: completion, for: state, method: method)
                 case .refuse: self.refuse(challenge: completion, for: state)
                 }
             }
         } else if let credential = credentials[challenge.protectionSpace.host.lowercased()] {
-            accept(credential, challenge: completion, for: state)
+            accept(credential, challenge: completion, for: state, method: method)
         } else {
             refuse(challenge: completion, for: state)
         }
@@ -163,7 +164,13 @@ extension SessionManager {
             guard state.phase == .running, state.cancellation == nil else { return }
             switch disposition {
             case .allow:
-                if let error = state.sink.didReceive(response: response, for: state) {
+                if let error = self.deliverResponse(response, to: state) {
+                    return dropDeferred(of: state, failingWith: error)
+                }
+                releaseDeferred(of: state)
+            case .becomeDownload(let destination, let options):
+                if let error = self.becomeDownload(state, destination: destination, options: options)
+                    ?? self.deliverResponse(response, to: state) {
                     return dropDeferred(of: state, failingWith: error)
                 }
                 releaseDeferred(of: state)
@@ -178,7 +185,7 @@ extension SessionManager {
     /// Discards the callbacks held back during a decision and fails the transfer. When URLSession's
     /// completion is among them the task has already ended, so no cancel confirmation will ever
     /// come: the transfer finishes now instead of waiting for the cancellation watchdog (5 s).
-    private func dropDeferred(of state: TransferState, failingWith error: NetworkingError) {
+    func dropDeferred(of state: TransferState, failingWith error: NetworkingError) {
         let taskEnded = state.deferred?.contains { if case .complete = $0 { true } else { false } } ?? false
         state.deferred = nil
         guard taskEnded else { return fail(state, with: error) }
@@ -204,7 +211,7 @@ extension SessionManager {
         guard let response = state.pendingAuthentication else { return }
         state.pendingAuthentication = nil
         guard state.phase == .running else { return }
-        if let error = state.sink.didReceive(response: response, for: state) {
+        if let error = deliverResponse(response, to: state) {
             return dropDeferred(of: state, failingWith: error)
         }
         releaseDeferred(of: state)
@@ -212,8 +219,12 @@ extension SessionManager {
 
     private func accept(
         _ credential: URLCredential, challenge completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void,
-        for state: TransferState
+        for state: TransferState, method: String
     ) {
+        if resendsStreamedBody(of: state, with: credential, method: method) {
+            // The retry is a new attempt of ours, with a fresh body stream (see below).
+            return completion(.cancelAuthenticationChallenge, nil)
+        }
         if state.pendingAuthentication != nil {
             // The retry's response replaces the held-back 401/407 and its body.
             state.pendingAuthentication = nil
@@ -231,5 +242,27 @@ extension SessionManager {
         // `.performDefaultHandling` hangs on Linux and `.useCredential` with nil crashes: cancel.
         completion(.cancelAuthenticationChallenge, nil)
         deliverPendingAuthentication(of: state)
+    }
+
+    /// URLSession on Linux answers a challenge by re-sending the request itself, and re-sends a
+    /// streamed body (a stream upload, a file upload) from the stream it already read: the server
+    /// gets an empty or truncated body. For HTTP Basic the manager retries itself instead, as a new
+    /// attempt with an `Authorization` header and a fresh stream from the transfer's producer.
+    /// - Returns: whether the retry was arranged (the challenge is then cancelled).
+    private func resendsStreamedBody(of state: TransferState, with credential: URLCredential, method: String) -> Bool {
+        guard case .urlSession = engine, method == NSURLAuthenticationMethodHTTPBasic,
+              let user = credential.user, let password = credential.password else { return false }
+        switch state.upload {
+        case .stream, .file: break
+        case .none, .data: return false
+        }
+        var resend = state.currentRequest
+        resend.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        state.authenticationAttempts += 1
+        state.pendingAuthentication = nil
+        state.deferred = nil
+        state.resetReceived()
+        state.resendRequest = resend
+        return true
     }
 }

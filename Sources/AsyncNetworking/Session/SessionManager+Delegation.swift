@@ -32,6 +32,7 @@ extension SessionManager {
         if state.expectedToSend == nil, totalExpected > 0 { state.expectedToSend = totalExpected }
         if let expected = state.expectedToSend, state.bytesSent > expected { state.expectedToSend = state.bytesSent }
         if state.sink.wantsProgress { state.sink.didProgress(state.uploadProgress, upload: true) }
+        if activity.isObserved { publishUploadProgress(state) }
     }
 
     func taskDidComplete(taskIdentifier: Int, error: (any Error)?) {
@@ -72,7 +73,7 @@ extension SessionManager {
             state.deferred = []
             return decideResponse(response, for: state, hook: hook)
         }
-        if let error = state.sink.didReceive(response: response, for: state) {
+        if let error = deliverResponse(response, to: state) {
             fail(state, with: error)
         }
     }
@@ -88,6 +89,7 @@ extension SessionManager {
             return fail(state, with: error.adding(request: state.originalRequest, response: state.response))
         }
         if state.sink.wantsProgress { state.sink.didProgress(state.downloadProgress, upload: false) }
+        if activity.isObserved { publishDownloadProgress(state) }
     }
 
     func process(completionError error: (any Error)?, for state: TransferState) {

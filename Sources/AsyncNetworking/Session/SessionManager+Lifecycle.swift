@@ -65,9 +65,19 @@ extension SessionManager {
 
     func broadcast(_ event: SessionEvent) {
         observers.broadcast(event)
+        guard activity.isObserved else { return }
+        switch event {
+        case .transferResumed(let id, let request): activity.broadcast(.started(id, request))
+        case .transferSuspended(let id): activity.broadcast(.suspended(id))
+        case .transferCompleted, .invalidated: break // published with more detail elsewhere
+        }
     }
 
-    func sessionDidBecomeInvalid() {
+    func sessionDidBecomeInvalid(error: (any Error)? = nil) {
+        if let error, invalidationError == nil {
+            invalidationError = (error as? NetworkingError)
+                ?? NetworkingError(.sessionInvalidated, "the session became invalid: \(error)", underlyingError: error)
+        }
         // With curl, the manager invalidates its (unused) URLSession itself once idle; the
         // delegate's later report of it finds the work done.
         guard lifecycle != .invalidated else { return }
@@ -86,6 +96,7 @@ extension SessionManager {
             finish(state, .failure(reason.adding(request: state.originalRequest, response: state.response)))
         }
         observers.finishAll()
+        activity.finishAll(invalidationError)
         let waiters = invalidationWaiters
         invalidationWaiters.removeAll()
         for waiter in waiters { waiter.resume() }

@@ -59,6 +59,7 @@ extension SessionManager {
                 throw NetworkingError(.sessionInvalidated, "the session manager was invalidated before the transfer could (re)start")
             }
             fileLength = try Self.checkUploadSource(state.upload, request: state.originalRequest)
+            try makeBodyStream(for: state)
             request = try state.sink.request(forLaunching: state.currentRequest, transfer: state)
             // Every attempt (a redirect's, a retry's) is judged by its own host's policy.
             policy = try securityPolicy(checking: request)
@@ -102,6 +103,22 @@ extension SessionManager {
             throw NetworkingError(.fileReadFailed, "the file to upload is gone: \(url.path)", request: request, fileURL: url)
         }
         return length
+    }
+
+    /// Asks a streamed upload's producer for this attempt's stream (the first, or a fresh one after
+    /// a 307/308 or a challenge): AFNetworking's `taskNeedNewBodyStream`.
+    func makeBodyStream(for state: TransferState) throws(NetworkingError) {
+        guard case .stream(let body) = state.upload else { return }
+        guard let stream = body.makeInputStream() else {
+            throw NetworkingError(
+                .bodyStreamNotReplayable,
+                body.streamsMade > 1
+                    ? "the request body had to be sent again and its producer could not make a new stream"
+                    : "the body stream producer made no stream",
+                request: state.originalRequest
+            )
+        }
+        state.pendingBodyStream = stream
     }
 
     /// Stops a running transfer's task so it can continue later (only for sinks that support it).
@@ -206,6 +223,9 @@ extension SessionManager {
         // result (a download whose status or file move failed).
         if case .now(let error) = state.sink.didFinish(result, for: state) {
             broadcast(.transferCompleted(state.id, error))
+            if activity.isObserved {
+                publishCompletion(state, error: error, metrics: try? result.get())
+            }
         }
         #if os(Linux) && canImport(CCurlShim)
         if lifecycle != .active { completeCurlInvalidationIfIdle() }

@@ -14,7 +14,7 @@ extension SessionManager {
     ///   for a bad URL, ``NetworkingError/Kind/sessionInvalidated`` after invalidation — before
     ///   anything is sent.
     public func dataTask(with request: URLRequest, options: TransferOptions = .default) throws(NetworkingError) -> TransferHandle {
-        try makeHandle(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options)
+        try makeHandle(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options, kind: .data)
     }
 
     /// Starts an upload of `body` and returns its handle; upload progress events report the bytes sent.
@@ -36,7 +36,7 @@ extension SessionManager {
     /// Suspends until the transfer ends. Cancelling the calling task cancels the transfer and throws
     /// ``NetworkingError/Kind/cancelled`` once URLSession has stopped it (the registry is then clean).
     public nonisolated func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
-        try await collect(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options)
+        try await collect(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options, kind: .data)
     }
 
     /// Loads `url` with a GET and returns the whole body and the response. See ``data(for:options:)``.
@@ -78,7 +78,9 @@ extension SessionManager {
 
     // MARK: Internals
 
-    func makeHandle(_ request: URLRequest, upload: UploadSource, options: TransferOptions) throws(NetworkingError) -> TransferHandle {
+    func makeHandle(
+        _ request: URLRequest, upload: UploadSource, options: TransferOptions, kind: TransferKind? = nil
+    ) throws(NetworkingError) -> TransferHandle {
         var channel: EventChannel?
         let state = try register(request, upload: upload, options: options) { id in
             let made = EventChannel(policy: options.buffer) { [weak self] in
@@ -87,15 +89,19 @@ extension SessionManager {
             channel = made
             return ChannelSink(channel: made)
         }
+        state.declaredKind = kind
         return TransferHandle(id: state.id, originalRequest: request, manager: self, lifetime: ConsumerLifetime(channel: channel!))
     }
 
     /// The whole-body path: see ``awaitTransfer(_:cleanup:start:)``.
-    nonisolated func collect(_ request: URLRequest, upload: UploadSource, options: TransferOptions) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+    nonisolated func collect(
+        _ request: URLRequest, upload: UploadSource, options: TransferOptions, kind: TransferKind? = nil
+    ) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         try await awaitTransfer(request) { manager, id, continuation throws(NetworkingError) in
-            _ = try manager.register(request, id: id, upload: upload, options: options) { _ in
+            let state = try manager.register(request, id: id, upload: upload, options: options) { _ in
                 CollectorSink(continuation: continuation)
             }
+            state.declaredKind = kind
         }
     }
 

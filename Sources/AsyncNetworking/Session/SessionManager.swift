@@ -49,7 +49,13 @@ public actor SessionManager {
     var scheduler: TransferScheduler
     var lifecycle = Lifecycle.active
     var invalidationWaiters: [UnsafeContinuation<Void, Never>] = []
+    /// Why the session became invalid, when it was not asked to (for the activity stream).
+    var invalidationError: NetworkingError?
     nonisolated let observers = SessionObservers()
+    /// The readers of ``transferActivity(bufferingNewest:)``.
+    nonisolated let activity = ActivityObservers()
+    /// Where a download that names no destination goes. See ``setDefaultDownloadDestination(_:)``.
+    public internal(set) var defaultDownloadDestination: DownloadDestination = .uniqueTemporaryFile
     var hooks = SessionHooks()
     var credentials: [String: URLCredential] = [:]
     /// The TLS policies: per host, and a default (see ``setSecurityPolicy(_:forHost:)``).
@@ -141,6 +147,7 @@ public actor SessionManager {
         #endif
         delegateQueue.bypassing { session.invalidateAndCancel() }
         observers.finishAll()
+        activity.finishAll(nil)
     }
 
     /// The configuration AsyncNetworking uses by default, tuned for services calling services.

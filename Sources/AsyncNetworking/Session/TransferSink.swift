@@ -35,6 +35,17 @@ protocol TransferSink: AnyObject {
     func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int?
     /// The body bytes the consumer has read so far (for ``flowControlWindow(report:)``).
     var consumedBytes: Int64 { get }
+
+    /// Download progress as the manager-wide activity stream reports it, or `nil` for the
+    /// transfer's own counters (a download reports bytes on disk out of the whole file).
+    func observedDownloadProgress(for transfer: TransferState) -> TransferProgress?
+    /// Set by the last ``didReceive(response:for:)`` when it continued bytes already on disk
+    /// (a download's accepted 206): the offset and the expected total.
+    var lastResumption: (offset: Int64, expectedTotal: Int64?)? { get }
+    /// The response the caller got, when the sink knows better than the transfer (a download).
+    var completedResponse: HTTPURLResponse? { get }
+    /// A finished download's file at its destination.
+    var completedFileURL: URL? { get }
 }
 
 /// What a sink made of a transfer's end.
@@ -61,18 +72,32 @@ extension TransferSink {
     func didPause(transfer: TransferState) {}
     func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int? { nil }
     var consumedBytes: Int64 { 0 }
+    func observedDownloadProgress(for transfer: TransferState) -> TransferProgress? { nil }
+    var lastResumption: (offset: Int64, expectedTotal: Int64?)? { nil }
+    var completedResponse: HTTPURLResponse? { nil }
+    var completedFileURL: URL? { nil }
 }
 
 /// Feeds a transfer into an ``EventChannel`` for its ``TransferEvents`` consumer.
 final class ChannelSink: TransferSink {
     let channel: EventChannel
 
+    /// Cleared when another sink took the channel over (a data transfer that became a download).
+    private var ownsChannel = true
+
     init(channel: EventChannel) { self.channel = channel }
 
     /// Released before the transfer finished: its manager is gone. The stream ends instead of
     /// waiting forever (a no-op when it already ended).
     deinit {
+        guard ownsChannel else { return }
         channel.fail(NetworkingError(.sessionInvalidated, "the session manager was released"))
+    }
+
+    /// Hands the channel to another sink: this one no longer ends it.
+    func releaseChannel() -> EventChannel {
+        ownsChannel = false
+        return channel
     }
 
     var wantsProgress: Bool { true }

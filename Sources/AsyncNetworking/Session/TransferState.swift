@@ -58,7 +58,8 @@ final class TransferState {
     /// What the transfer sends; becomes `.none` when a redirect turns it into a GET.
     var upload: UploadSource
     let options: TransferOptions
-    let sink: any TransferSink
+    /// Where results go; replaced once when a data transfer becomes a download.
+    var sink: any TransferSink
 
     var phase = Phase.waiting
     /// `true` while `startsImmediately: false` or a `suspend()` before start holds it back.
@@ -87,9 +88,17 @@ final class TransferState {
     /// The body stream the current task reads (streamed uploads), to learn afterwards whether
     /// reading it failed — URLSession does not say why a body ended early.
     var bodyStream: InputStream?
+    /// The stream the next attempt of a streamed upload sends, made by its producer in `launch`.
+    var pendingBodyStream: InputStream?
     /// An upload's 307/308 target: URLSession on Linux would drop the body, so the redirect is
     /// refused and the whole request re-sent here once the current task ends.
     var resendRequest: URLRequest?
+
+    /// Data, upload or download, as declared by the call that created it (see ``kind``).
+    var declaredKind: TransferKind?
+    /// What the manager-wide activity stream was last told of each direction's progress.
+    var uploadThrottle = ProgressThrottle()
+    var downloadThrottle = ProgressThrottle()
 
     var response: HTTPURLResponse?
     var bytesSent: Int64 = 0
@@ -127,6 +136,12 @@ final class TransferState {
         case .data, .file: return true
         case .stream: return true
         }
+    }
+
+    /// Hands the next attempt's body stream over, once.
+    func takePendingBodyStream() -> InputStream? {
+        defer { pendingBodyStream = nil }
+        return pendingBodyStream
     }
 
     /// Marks the start of a (new) URLSession task for this transfer.

@@ -51,16 +51,21 @@ extension DownloadSink {
         let request = transfer.originalRequest
         switch outcome {
         case .moved:
+            placedFileURL = target
             TransferFiles.remove(recordURL)
             return Self.deliver(.success((target, response, metrics)), to: output)
         case .needsCopy:
             // A copy between file systems can take long: never on the manager's executor.
             let replacing = options.replaceExisting
             let report = reportLater
+            let id = transfer.id
             Task.detached {
                 let error = DownloadSink.copy(source, to: target, replacing: replacing, recordURL: recordURL, response: response,
                                               metrics: metrics, request: request, output: output)
-                report?(error)
+                report?(TransferCompletion(
+                    id: id, kind: .download, originalRequest: request, response: error?.response ?? response,
+                    fileURL: error == nil ? target : nil, error: error, metrics: metrics
+                ))
             }
             return .later
         }

@@ -43,7 +43,12 @@ final class DownloadSink: TransferSink {
 
     /// Reports the outcome of a download finished off the executor (a copy across file systems),
     /// for the session-wide `transferCompleted` event. Set by the manager at registration.
-    var reportLater: (@Sendable (NetworkingError?) -> Void)?
+    var reportLater: (@Sendable (TransferCompletion) -> Void)?
+
+    /// The last response's continuation of bytes on disk (an accepted 206), for the activity stream.
+    private(set) var lastResumption: (offset: Int64, expectedTotal: Int64?)?
+    /// The file at its destination, once moved there.
+    var placedFileURL: URL?
 
     /// For tests: called on the manager's executor after each chunk reached the disk, so a test can
     /// pause or cancel at an exact byte count while the task is certainly still running.
@@ -104,6 +109,7 @@ final class DownloadSink: TransferSink {
 
     func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
         rejected = nil
+        lastResumption = nil
         let status = response.statusCode
         if status == 206, let start = rangeStart {
             // Only a 206 that provably continues the bytes on disk is appended: same validator,
@@ -117,6 +123,7 @@ final class DownloadSink: TransferSink {
             }
             writeOffset = range.start
             if let total = range.total { totalLength = total }
+            lastResumption = (range.start, totalLength)
         } else if (200..<300).contains(status) && (status != 206 || plan.hasCallerRange || rangeStart == nil) {
             if status == 206 && !plan.hasCallerRange {
                 return restartWithoutRange(transfer, because: "a 206 answered a request without Range")
@@ -265,4 +272,10 @@ final class DownloadSink: TransferSink {
     var expectedLength: Int64? { totalLength }
     var rejectedResponse: (response: HTTPURLResponse, body: Data)? { rejected }
     var response: HTTPURLResponse? { finalResponse }
+    var completedResponse: HTTPURLResponse? { finalResponse ?? rejected?.response }
+    var completedFileURL: URL? { placedFileURL }
+
+    func observedDownloadProgress(for transfer: TransferState) -> TransferProgress? {
+        TransferProgress(completedBytes: bytesOnDisk, expectedBytes: totalLength)
+    }
 }

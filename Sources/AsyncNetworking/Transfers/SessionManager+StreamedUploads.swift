@@ -111,3 +111,65 @@ extension SessionManager {
         }
     }
 }
+
+/// Streamed uploads whose producer makes each attempt's stream (AFNetworking's
+/// `uploadTaskWithStreamedRequest:` with `setTaskNeedNewBodyStreamBlock:`).
+extension SessionManager {
+    /// Starts an upload whose body is read from the streams `bodyStream` makes — one per attempt:
+    /// the first, and a fresh one when the request must be sent again (a 307/308 redirect, a retry
+    /// with a credential after a 401/407). The body is sent chunked while it is read.
+    ///
+    /// A producer that cannot make another stream (``BodyStreamProducer/once(_:length:)``, or one
+    /// returning `nil`) ends the transfer with ``NetworkingError/Kind/bodyStreamNotReplayable``
+    /// when a re-send is needed, instead of sending an empty or partial body.
+    public func uploadTask(
+        with request: URLRequest, bodyStream: BodyStreamProducer, options: TransferOptions = .default
+    ) throws(NetworkingError) -> TransferHandle {
+        try makeHandle(Self.streamedRequest(request), upload: .stream(StreamedBody(bodyStream)), options: options, kind: .upload)
+    }
+
+    /// Uploads the body `bodyStream` makes and returns the response body and response; see
+    /// ``uploadTask(with:bodyStream:options:)``. Suspends until the transfer ends; cancelling the
+    /// calling task cancels it.
+    public nonisolated func upload(
+        for request: URLRequest, bodyStream: BodyStreamProducer, options: TransferOptions = .default
+    ) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
+        try await collect(Self.streamedRequest(request), upload: .stream(StreamedBody(bodyStream)), options: options, kind: .upload)
+    }
+
+    /// A streamed body goes chunked: any `Content-Length` and inline body are removed.
+    private static func streamedRequest(_ request: URLRequest) -> URLRequest {
+        var request = request
+        request.setValue(nil, forHTTPHeaderField: "Content-Length")
+        request.httpBody = nil
+        request.httpBodyStream = nil
+        return request
+    }
+
+    /// URLSession must send a task's streamed body again: a fresh stream from the producer, or
+    /// `nil` — and the transfer fails with ``NetworkingError/Kind/bodyStreamNotReplayable``.
+    func taskNeedsNewBodyStream(taskIdentifier: Int, completion: @Sendable (InputStream?) -> Void) {
+        guard let state = transfersByTask[taskIdentifier], state.phase == .running else { return completion(nil) }
+        let stream: InputStream?
+        switch state.upload {
+        case .stream(let body): stream = body.makeInputStream()
+        case .file(let url):
+            let length = TransferFiles.size(of: url) ?? 0
+            stream = BodyInputStream(reader: FileBodyReader(url: url, length: length))
+        case .data(let data): stream = InputStream(data: data)
+        case .none: stream = state.currentRequest.httpBody.map { InputStream(data: $0) }
+        }
+        guard let stream else {
+            if state.cancellation == nil {
+                state.cancellation = NetworkingError(
+                    .bodyStreamNotReplayable,
+                    "the request body had to be sent again and its producer could not make a new stream",
+                    request: state.originalRequest
+                )
+            }
+            return completion(nil)
+        }
+        state.bodyStream = stream
+        completion(stream)
+    }
+}

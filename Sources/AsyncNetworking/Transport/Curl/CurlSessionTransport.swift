@@ -33,7 +33,8 @@ final class CurlSessionTransport: Sendable {
     /// the upload source, timeouts, the flow-control window, and a credential if a challenge was
     /// answered.
     func makeRequest(
-        _ request: URLRequest, upload: UploadSource, fileLength: Int64, credential: URLCredential?, window: Int?
+        _ request: URLRequest, upload: UploadSource, fileLength: Int64, credential: URLCredential?, window: Int?,
+        streamedBody: InputStream? = nil
     ) throws(NetworkingError) -> (CurlRequest, bodyStream: InputStream?) {
         guard let url = request.url else { throw NetworkingError(.invalidURL, "the request has no URL", request: request) }
         var headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
@@ -50,8 +51,11 @@ final class CurlSessionTransport: Sendable {
         case .none: body = request.httpBody.map { .data($0) } ?? .empty
         case .data(let data): body = .data(data)
         case .file(let fileURL): body = .file(fileURL, offset: 0, length: fileLength)
-        case .stream(let streamed):
-            let input = streamed.makeInputStream()
+        case .stream:
+            // Made by the transfer's producer for this attempt (see SessionManager.launch).
+            guard let input = streamedBody else {
+                throw NetworkingError(.bodyStreamNotReplayable, "no body stream for this attempt", request: request)
+            }
             stream = input
             // Sent chunked, as on URLSession: a streamed body's length is only for progress.
             body = .producer(InputStreamBodyProducer(input), length: nil)

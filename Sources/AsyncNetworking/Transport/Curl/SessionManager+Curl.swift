@@ -15,7 +15,8 @@ extension SessionManager {
             self?.reportConsumption(consumed, of: id)
         }
         var (curlRequest, stream) = try curl.makeRequest(
-            request, upload: state.upload, fileLength: fileLength, credential: state.credential, window: window
+            request, upload: state.upload, fileLength: fileLength, credential: state.credential, window: window,
+            streamedBody: state.takePendingBodyStream()
         )
         curlRequest.options.tls = CurlTLSOptions(policy: policy)
         state.bodyStream = stream

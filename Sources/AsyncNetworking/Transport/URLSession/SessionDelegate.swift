@@ -45,8 +45,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         manager?.assumeIsolated { $0.taskDidComplete(taskIdentifier: task.taskIdentifier, error: error) }
     }
 
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        // FoundationNetworking asks when it must send a streamed body again (an authentication
+        // retry): the transfer's producer makes a fresh stream. Answered on the manager's executor
+        // whichever thread asks (FoundationNetworking waits for the answer on its own queue).
+        guard let manager else { return completionHandler(nil) }
+        let taskIdentifier = task.taskIdentifier
+        manager.perform { $0.taskNeedsNewBodyStream(taskIdentifier: taskIdentifier, completion: completionHandler) }
+    }
+
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
-        manager?.assumeIsolated { $0.sessionDidBecomeInvalid() }
+        manager?.assumeIsolated { $0.sessionDidBecomeInvalid(error: error) }
     }
 
     // MARK: Decisions

@@ -30,9 +30,11 @@ extension SessionManager {
             #else
             return session.uploadTask(with: request, fromFile: url)
             #endif
-        case .stream(let body):
+        case .stream:
             // A data task with `httpBodyStream` reads the stream as it sends (always chunked on Linux).
-            return streamedTask(request, body: body.makeInputStream(), for: state)
+            // `launch` made this attempt's stream just before (it fails the transfer when the
+            // producer cannot make one), so the empty fallback is never sent.
+            return streamedTask(request, body: state.takePendingBodyStream() ?? InputStream(data: Data()), for: state)
         }
     }
 

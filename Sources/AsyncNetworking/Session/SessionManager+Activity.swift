@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The manager-wide activity stream: every transfer's start, response, throttled progress,
+/// resumption, redirects and completion, and the manager's invalidation.
+extension SessionManager {
+    /// A stream of what happens to *every* transfer of this manager (AFNetworking's manager-wide
+    /// blocks and notifications): see ``TransferActivity``. Each call returns a new, independent
+    /// stream that sees events from now on; it finishes after ``TransferActivity/invalidated(_:)``.
+    ///
+    /// Observing never slows a transfer: events are handed over without waiting, and a reader more
+    /// than `limit` events behind loses the oldest (counted in
+    /// ``TransferActivityStream/droppedCount``). With no reader, no event is built at all. Progress
+    /// is throttled (see ``TransferActivity``), so a large transfer yields about fifty progress
+    /// events, not one per chunk. Dropping the stream (or cancelling the task reading it)
+    /// unregisters it.
+    ///
+    /// ```swift
+    /// let activity = await manager.transferActivity()
+    /// for await event in activity {
+    ///     if case .completed(let done) = event { print(done.id, done.response?.statusCode ?? 0, done.error as Any) }
+    /// }
+    /// ```
+    ///
+    /// - Parameter limit: events kept for a slow reader before the oldest are dropped. Default 4096.
+    public func transferActivity(bufferingNewest limit: Int = 4096) -> TransferActivityStream {
+        let (stream, continuation) = AsyncStream.makeStream(of: TransferActivity.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
+        let drops = ActivityDropCounter()
+        guard lifecycle != .invalidated else {
+            continuation.yield(.invalidated(nil))
+            continuation.finish()
+            return TransferActivityStream(stream: stream, drops: drops)
+        }
+        let key = activity.add(continuation, drops: drops)
+        continuation.onTermination = { [activity] _ in activity.remove(key) }
+        return TransferActivityStream(stream: stream, drops: drops)
+    }
+
+    // MARK: Publishing (on the executor)
+
+    /// Publishes upload progress, throttled.
+    func publishUploadProgress(_ state: TransferState) {
+        guard activity.isObserved else { return }
+        let progress = state.uploadProgress
+        if state.uploadThrottle.shouldPublish(progress, now: .now) {
+            activity.broadcast(.uploadProgress(state.id, progress))
+        }
+    }
+
+    /// Publishes download progress, throttled.
+    func publishDownloadProgress(_ state: TransferState) {
+        guard activity.isObserved else { return }
+        let progress = state.observedDownloadProgress
+        if state.downloadThrottle.shouldPublish(progress, now: .now) {
+            activity.broadcast(.downloadProgress(state.id, progress))
+        }
+    }
+
+    /// Hands the final response to the transfer's sink, and publishes it (with a download's
+    /// resumption) when the sink took it. Every path that delivers a response goes through here.
+    func deliverResponse(_ response: HTTPURLResponse, to state: TransferState) -> NetworkingError? {
+        if let error = state.sink.didReceive(response: response, for: state) { return error }
+        guard activity.isObserved, state.phase == .running, state.resendRequest == nil else { return nil }
+        activity.broadcast(.response(state.id, response))
+        if let resumed = state.sink.lastResumption {
+            activity.broadcast(.downloadResumed(state.id, offset: resumed.offset, expectedTotal: resumed.expectedTotal))
+        }
+        return nil
+    }
+
+    /// Publishes a followed redirect.
+    func publishRedirect(_ state: TransferState, response: HTTPURLResponse, newRequest: URLRequest) {
+        guard activity.isObserved else { return }
+        activity.broadcast(.redirected(state.id, response: response, newRequest: newRequest))
+    }
+
+    /// Publishes a transfer's end: first the progress the throttle held back (so the last progress
+    /// event reports every byte), then the completion.
+    func publishCompletion(_ state: TransferState, error: NetworkingError?, metrics: TransferMetrics?) {
+        guard activity.isObserved else { return }
+        let upload = state.uploadProgress
+        if upload.completedBytes > 0 || (upload.expectedBytes ?? 0) > 0, state.uploadThrottle.final(upload) {
+            activity.broadcast(.uploadProgress(state.id, upload))
+        }
+        let download = state.observedDownloadProgress
+        if state.response != nil || download.completedBytes > 0, state.downloadThrottle.final(download) {
+            activity.broadcast(.downloadProgress(state.id, download))
+        }
+        activity.broadcast(.completed(TransferCompletion(
+            id: state.id, kind: state.kind, originalRequest: state.originalRequest,
+            response: error?.response ?? state.sink.completedResponse ?? state.response,
+            fileURL: error == nil ? state.sink.completedFileURL : nil, error: error, metrics: metrics
+        )))
+    }
+
+    /// Publishes a completion decided off the executor (a download copied across file systems).
+    nonisolated func publishLater(_ completion: TransferCompletion) {
+        perform { manager in
+            manager.broadcast(.transferCompleted(completion.id, completion.error))
+            manager.activity.broadcast(.completed(completion))
+        }
+    }
+}
