@@ -37,7 +37,8 @@ public enum Demo {
     /// The demo's files.
     public static let items: [Item] = [
         Item(path: "/bytes/\(256 << 20)/dataset.bin?seed=1", expected: .seeded(seed: 1, count: 256 << 20), about: "256 MiB"),
-        Item(path: "/bytes/\(48 << 20)/photos.tar?seed=2", expected: .seeded(seed: 2, count: 48 << 20), about: "48 MiB"),
+        Item(path: "/drip/photos.tar?bytes=\(48 << 20)&chunks=96&delay=40", expected: .pattern(count: 48 << 20),
+             about: "48 MiB at about 12 MiB/s"),
         Item(path: "/drip/slow.bin?bytes=\(3 << 20)&chunks=60&delay=100", expected: .pattern(count: 3 << 20), about: "3 MiB, slowly (6 s)"),
         Item(path: "/bytes/\(24 << 20)/resumed.iso?seed=5&drop=\(dropAfter)", expected: .seeded(seed: 5, count: 24 << 20),
              about: "24 MiB; the server drops the connection after 6 MiB"),

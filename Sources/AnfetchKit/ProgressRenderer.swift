@@ -15,7 +15,9 @@ public enum ProgressRenderer {
         let rows = snapshot.active.map(row) + [total]
         let longest = rows.map { Formatting.columns($0.name) }.max() ?? 0
         let nameColumn = min(max(longest, 8), 32, max(8, width / 3))
-        return rows.map { render($0, nameColumn: nameColumn, width: width) }
+        // One bar width for every line, so the bars line up: the narrowest room any line leaves.
+        let barWidth = rows.compactMap { barRoom($0, nameColumn: nameColumn, width: width) }.min()
+        return rows.map { render($0, nameColumn: nameColumn, width: width, barWidth: barWidth) }
     }
 
     /// The fields of one line.
@@ -67,7 +69,7 @@ public enum ProgressRenderer {
     }
 
     /// The richest layout of `row` that fits `width`.
-    static func render(_ row: Row, nameColumn: Int, width: Int) -> String {
+    static func render(_ row: Row, nameColumn: Int, width: Int, barWidth: Int? = nil) -> String {
         // Each step drops one more field: bar, note, ETA, sizes, rate.
         let layouts: [(bar: Bool, note: Bool, eta: Bool, sizes: Bool, rate: Bool)] = [
             (true, true, true, true, true), (false, true, true, true, true), (false, false, true, true, true),
@@ -84,7 +86,7 @@ public enum ProgressRenderer {
             var room = width - fixed - 2  // two spaces after the name
             let minimumName = min(nameColumn, 8)
             if layout.bar, row.fraction != nil {
-                let barWidth = min(30, room - nameColumn - 4)  // "[" + "]" + two spaces
+                let barWidth = min(barWidth ?? 30, 30, room - nameColumn - 4)  // "[" + "]" + two spaces
                 guard barWidth >= 10 else { continue }
                 tail.insert(bar(row.fraction ?? 0, width: barWidth), at: barSlot)
                 room -= barWidth + 4
@@ -96,6 +98,17 @@ public enum ProgressRenderer {
             return Formatting.fit(name + "  " + tail.joined(separator: "  "), width: width).trimmingTrailingSpaces()
         }
         return Formatting.fit(row.name, width: width)
+    }
+
+    /// The widest bar `row` has room for in its full layout (at most 30), or `nil` when it has no
+    /// bar or too little room for one.
+    static func barRoom(_ row: Row, nameColumn: Int, width: Int) -> Int? {
+        guard row.fraction != nil else { return nil }
+        let tail = [Formatting.padLeft(row.amount, to: 4), row.sizes.map { Formatting.padLeft($0, to: 21) },
+                    row.rate.map { Formatting.padLeft($0, to: 11) }, row.eta.map { Formatting.pad($0, to: 11) },
+                    row.note.flatMap { $0.isEmpty ? nil : $0 }].compactMap { $0 }
+        let room = min(30, width - Formatting.columns(tail.joined(separator: "  ")) - 2 - nameColumn - 4)
+        return room >= 10 ? room : nil
     }
 
     /// `[#########---------]` with `width` cells inside the brackets.
