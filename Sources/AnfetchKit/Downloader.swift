@@ -59,9 +59,7 @@ struct Downloader: Sendable {
         var status: Int?
         while true {
             let onDisk = Self.size(of: partial) ?? 0
-            let note = attempt > 0
-                ? "retry \(attempt)/\(options.retries)" + (onDisk > 0 ? " from \(Formatting.bytes(onDisk))" : "")
-                : onDisk > 0 ? "resumed at \(Formatting.bytes(onDisk))" : nil
+            let note = attempt > 0 ? "retry \(attempt)/\(options.retries)" : onDisk > 0 ? "resumed" : nil
             board.update { state, time in state.start(job.index, name: name, bytesOnDisk: onDisk, note: note, at: time) }
             do throws(NetworkingError) {
                 var response: HTTPURLResponse?

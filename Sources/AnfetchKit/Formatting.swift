@@ -80,6 +80,21 @@ public enum Formatting {
         return head + "…" + tail
     }
 
+    /// `text` cut to at most `width` columns at its end (`…` marks the cut).
+    public static func fitEnd(_ text: String, width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard columns(text) > width else { return text }
+        var kept = ""
+        var used = 0
+        for character in text {
+            let size = columns(String(character))
+            if used + size > width - 1 { break }
+            kept.append(character)
+            used += size
+        }
+        return kept + "…"
+    }
+
     /// `text` padded with spaces to `width` columns (never cut).
     public static func pad(_ text: String, to width: Int) -> String {
         text + String(repeating: " ", count: max(0, width - columns(text)))

@@ -16,7 +16,7 @@ public enum ProgressRenderer {
         let longest = rows.map { Formatting.columns($0.name) }.max() ?? 0
         let nameColumn = min(max(longest, 8), 32, max(8, width / 3))
         // One bar width for every line, so the bars line up: the narrowest room any line leaves.
-        let barWidth = rows.compactMap { barRoom($0, nameColumn: nameColumn, width: width) }.min()
+        let barWidth = sharedBarWidth(rows, nameColumn: nameColumn, width: width)
         return rows.map { render($0, nameColumn: nameColumn, width: width, barWidth: barWidth) }
     }
 
@@ -55,7 +55,10 @@ public enum ProgressRenderer {
         notes.append(Formatting.duration(snapshot.elapsed))
         var secondsLeft: Double?
         if let expected = snapshot.expectedBytes, let rate = snapshot.bytesPerSecond, rate > 0 {
-            secondsLeft = Double(max(0, expected - snapshot.completedBytes)) / rate
+            // The whole rate may not carry over (servers often limit each connection): never promise
+            // less than the slowest active transfer needs.
+            let slowest = snapshot.active.compactMap(\.secondsLeft).max() ?? 0
+            secondsLeft = max(Double(max(0, expected - snapshot.completedBytes)) / rate, slowest)
         }
         return Row(
             name: "total \(done)/\(snapshot.totalCount)",
@@ -68,47 +71,56 @@ public enum ProgressRenderer {
         )
     }
 
-    /// The richest layout of `row` that fits `width`.
+    /// The richest layout of `row` that fits `width`: every field, then without the bar, the ETA,
+    /// the sizes, the rate. The note goes last, cut to the room left.
     static func render(_ row: Row, nameColumn: Int, width: Int, barWidth: Int? = nil) -> String {
-        // Each step drops one more field: bar, note, ETA, sizes, rate.
-        let layouts: [(bar: Bool, note: Bool, eta: Bool, sizes: Bool, rate: Bool)] = [
-            (true, true, true, true, true), (false, true, true, true, true), (false, false, true, true, true),
-            (false, false, false, true, true), (false, false, false, false, true), (false, false, false, false, false),
+        let layouts: [(bar: Bool, eta: Bool, sizes: Bool, rate: Bool)] = [
+            (true, true, true, true), (false, true, true, true), (false, false, true, true),
+            (false, false, false, true), (false, false, false, false),
         ]
         for layout in layouts {
-            var tail: [String] = [Formatting.padLeft(row.amount, to: row.fraction == nil ? 10 : 4)]
-            let barSlot = tail.count
-            if layout.sizes, let sizes = row.sizes { tail.append(Formatting.padLeft(sizes, to: 21)) }
-            if layout.rate, let rate = row.rate { tail.append(Formatting.padLeft(rate, to: 11)) }
-            if layout.eta, let eta = row.eta { tail.append(Formatting.pad(eta, to: 11)) }
-            if layout.note, let note = row.note, !note.isEmpty { tail.append(note) }
-            let fixed = Formatting.columns(tail.joined(separator: "  "))
-            var room = width - fixed - 2  // two spaces after the name
-            let minimumName = min(nameColumn, 8)
-            if layout.bar, row.fraction != nil {
-                let barWidth = min(barWidth ?? 30, 30, room - nameColumn - 4)  // "[" + "]" + two spaces
-                guard barWidth >= 10 else { continue }
-                tail.insert(bar(row.fraction ?? 0, width: barWidth), at: barSlot)
+            if layout.bar && (row.fraction == nil || barWidth == nil) { continue }
+            var tail = fields(row, eta: layout.eta, sizes: layout.sizes, rate: layout.rate)
+            var room = width - Formatting.columns(tail.joined(separator: "  ")) - 2  // two spaces after the name
+            if layout.bar, let barWidth {
+                guard room - nameColumn - barWidth - 4 >= 0 else { continue }  // "[" + "]" + two spaces
+                tail.insert(bar(row.fraction ?? 0, width: barWidth), at: 1)
                 room -= barWidth + 4
-            } else if layout.bar {
-                continue  // no bar for an unknown size: the next layout is the same without it
             }
-            guard room >= minimumName || layout.rate == false else { continue }
-            let name = Formatting.pad(Formatting.fit(row.name, width: max(1, min(nameColumn, room))), to: min(nameColumn, max(room, 0)))
-            return Formatting.fit(name + "  " + tail.joined(separator: "  "), width: width).trimmingTrailingSpaces()
+            guard room >= min(nameColumn, 8) || !layout.rate else { continue }
+            let nameWidth = max(0, min(nameColumn, room))
+            var line = Formatting.pad(Formatting.fit(row.name, width: nameWidth), to: nameWidth) + "  " + tail.joined(separator: "  ")
+            line = Formatting.fit(line.trimmingTrailingSpaces(), width: width)
+            let left = width - Formatting.columns(line) - 2
+            if let note = row.note, !note.isEmpty, left >= 5 {
+                line += "  " + Formatting.fitEnd(note, width: left)
+            }
+            return line
         }
         return Formatting.fit(row.name, width: width)
     }
 
-    /// The widest bar `row` has room for in its full layout (at most 30), or `nil` when it has no
-    /// bar or too little room for one.
-    static func barRoom(_ row: Row, nameColumn: Int, width: Int) -> Int? {
-        guard row.fraction != nil else { return nil }
-        let tail = [Formatting.padLeft(row.amount, to: 4), row.sizes.map { Formatting.padLeft($0, to: 21) },
-                    row.rate.map { Formatting.padLeft($0, to: 11) }, row.eta.map { Formatting.pad($0, to: 11) },
-                    row.note.flatMap { $0.isEmpty ? nil : $0 }].compactMap { $0 }
-        let room = min(30, width - Formatting.columns(tail.joined(separator: "  ")) - 2 - nameColumn - 4)
-        return room >= 10 ? room : nil
+    /// The amount, then the chosen fields, padded into columns.
+    static func fields(_ row: Row, eta: Bool, sizes: Bool, rate: Bool) -> [String] {
+        var tail = [Formatting.padLeft(row.amount, to: row.fraction == nil ? 10 : 4)]
+        if sizes, let text = row.sizes { tail.append(Formatting.padLeft(text, to: 19)) }
+        if rate, let text = row.rate { tail.append(Formatting.padLeft(text, to: 11)) }
+        if eta, let text = row.eta { tail.append(Formatting.pad(text, to: 11)) }
+        return tail
+    }
+
+    /// The bar width every line gets: as wide as the line with the least room allows with its note
+    /// (10 to 30 cells), or `nil` when some line with a bar has no room for 10 cells even without it.
+    static func sharedBarWidth(_ rows: [Row], nameColumn: Int, width: Int) -> Int? {
+        var shared = 30
+        for row in rows where row.fraction != nil {
+            let fixed = Formatting.columns(fields(row, eta: true, sizes: true, rate: true).joined(separator: "  "))
+            let withoutNote = width - fixed - 2 - nameColumn - 4
+            guard withoutNote >= 10 else { return nil }
+            let note = row.note.map { Formatting.columns($0) + 2 } ?? 0
+            shared = min(shared, max(10, withoutNote - note))
+        }
+        return shared
     }
 
     /// `[#########---------]` with `width` cells inside the brackets.
