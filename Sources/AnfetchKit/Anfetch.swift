@@ -71,7 +71,7 @@ public enum Anfetch {
     }
 
     /// Prints the summary, the failures and (after Ctrl-C) the resume command; returns the exit status.
-    static func finish(_ report: RunReport, options: FetchOptions, program: String) -> Int32 {
+    static func finish(_ report: RunReport, options: FetchOptions, program: String, offerResume: Bool = true) -> Int32 {
         if options.json {
             Terminal.write(Summary.json(report.results, seconds: report.seconds) + "\n", to: STDOUT_FILENO)
         } else if !options.quiet {
@@ -80,7 +80,9 @@ public enum Anfetch {
         for line in Summary.failureLines(report.results) {
             Terminal.write("anfetch: \(line)\n", to: STDERR_FILENO)
         }
-        if report.interrupted {
+        if report.interrupted && !offerResume {
+            Terminal.write("anfetch: interrupted\n", to: STDERR_FILENO)
+        } else if report.interrupted {
             let kept = report.results.filter { $0.outcome == .interrupted && $0.bytes > 0 }.count
             var text = "anfetch: interrupted; \(kept) partial file\(kept == 1 ? "" : "s") kept"
             if let command = Summary.resumeCommand(program: program, options: options, results: report.results, urls: options.urls) {

@@ -36,7 +36,7 @@ public enum Demo {
 
     /// The demo's files.
     public static let items: [Item] = [
-        Item(path: "/bytes/\(256 << 20)/dataset.bin?seed=1", expected: .seeded(seed: 1, count: 256 << 20), about: "256 MiB"),
+        Item(path: "/bytes/\(128 << 20)/dataset.bin?seed=1", expected: .seeded(seed: 1, count: 128 << 20), about: "128 MiB"),
         Item(path: "/drip/photos.tar?bytes=\(48 << 20)&chunks=96&delay=40", expected: .pattern(count: 48 << 20),
              about: "48 MiB at about 12 MiB/s"),
         Item(path: "/drip/slow.bin?bytes=\(3 << 20)&chunks=60&delay=100", expected: .pattern(count: 3 << 20), about: "3 MiB, slowly (6 s)"),
@@ -67,14 +67,21 @@ public enum Demo {
                 .appendingPathComponent("anfetch-demo-\(getpid())").path
         }
         options.urls = items.map { server.url($0.path).absoluteString }
-        let out = Console(mode: options.quiet ? .silent : .plain, descriptor: STDOUT_FILENO)
+        // With --json, stdout holds only the JSON document.
+        let out = Console(mode: options.quiet ? .silent : .plain, descriptor: options.json ? STDERR_FILENO : STDOUT_FILENO)
         out.log("anfetch demo: LoopbackServer at \(server.baseURL), files into \(options.outputDirectory)")
         for item in items { out.log("  \(item.path.split(separator: "?")[0])  — \(item.about)") }
         out.log("")
 
+        // The generator's checksums are computed while the files download (the slow one leaves time).
+        let expectedSums = Task.detached(priority: .utility) { items.map { $0.expected.map(checksum(of:)) } }
         let report = await Anfetch.runInterruptibly(options)
-        let status = Anfetch.finish(report, options: options, program: program)
-        if report.interrupted { return status }
+        // The demo's server stops with it: there is nothing to resume, so no resume command.
+        let status = Anfetch.finish(report, options: options, program: program, offerResume: false)
+        if report.interrupted {
+            if !keep { try? FileManager.default.removeItem(atPath: options.outputDirectory) }
+            return status
+        }
 
         out.log("")
         let resumeRanges = server.requests.compactMap { request in
@@ -83,20 +90,29 @@ public enum Demo {
         if !resumeRanges.isEmpty {
             out.log("resumed after the drop: " + resumeRanges.joined(separator: "; "))
         }
+        let sums = await expectedSums.value
+        let actualSums = await withTaskGroup(of: (Int, UInt64?).self) { group in
+            for (index, result) in report.results.enumerated() where result.outcome == .ok {
+                group.addTask { (index, result.path.flatMap(checksum(ofFileAt:))) }
+            }
+            var found: [Int: UInt64] = [:]
+            for await (index, sum) in group { found[index] = sum }
+            return found
+        }
         var intact = 0
         var problems: [String] = []
-        for (item, result) in zip(items, report.results) {
+        for (index, (item, result)) in zip(items, report.results).enumerated() {
             switch (item.expected, result.outcome) {
             case (nil, .failed):
                 continue
             case (nil, _):
                 problems.append("\(item.path) should have failed")
-            case (let body?, .ok):
-                guard let path = result.path, let actual = checksum(ofFileAt: path) else {
+            case (_?, .ok):
+                guard let actual = actualSums[index] else {
                     problems.append("\(item.path): file missing")
                     continue
                 }
-                if actual == checksum(of: body) { intact += 1 } else { problems.append("\(path): checksum mismatch") }
+                if actual == sums[index] { intact += 1 } else { problems.append("\(result.path ?? item.path): checksum mismatch") }
             case (_?, _):
                 problems.append("\(item.path): \(result.error ?? "failed")")
             }
