@@ -22,15 +22,24 @@ public enum Terminal {
 
     /// The width of the terminal on `descriptor` (`ioctl(TIOCGWINSZ)`), else `$COLUMNS`, else 80.
     public static func width(of descriptor: Int32) -> Int {
+        if let size = windowSize(of: descriptor), size.ws_col > 0 { return Int(size.ws_col) }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        return 80
+    }
+
+    /// The height of the terminal on `descriptor` (`ioctl(TIOCGWINSZ)`), or `nil` when unknown.
+    public static func height(of descriptor: Int32) -> Int? {
+        windowSize(of: descriptor).flatMap { $0.ws_row > 0 ? Int($0.ws_row) : nil }
+    }
+
+    private static func windowSize(of descriptor: Int32) -> winsize? {
         var size = winsize()
         #if os(Linux)
         let request = UInt(TIOCGWINSZ)
         #else
         let request = TIOCGWINSZ
         #endif
-        if ioctl(descriptor, request, &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
-        return 80
+        return ioctl(descriptor, request, &size) == 0 ? size : nil
     }
 
     /// Writes all of `text` to `descriptor`, retrying short writes and interrupted calls.
@@ -76,6 +85,9 @@ public final class Console: Sendable {
 
     /// The width of the terminal, for the renderer.
     public var width: Int { Terminal.width(of: descriptor) }
+
+    /// The height of the terminal, when known.
+    public var height: Int? { Terminal.height(of: descriptor) }
 
     /// Replaces the live display with `lines` (live mode only).
     public func draw(_ lines: [String]) {

@@ -8,11 +8,20 @@ import Foundation
 /// width is short, the bar goes first, then the note, the ETA, the sizes and the rate; the name is
 /// cut in its middle (keeping its extension); no line is ever wider than `width`.
 public enum ProgressRenderer {
-    /// The lines for `snapshot` on a terminal `width` columns wide.
-    public static func lines(for snapshot: ProgressSnapshot, width: Int) -> [String] {
+    /// The lines for `snapshot` on a terminal `width` columns wide and `height` lines high (when
+    /// known): with more transfers than fit, the first ones are shown and a line says how many more
+    /// run, so the display never scrolls (which would break redrawing in place).
+    public static func lines(for snapshot: ProgressSnapshot, width: Int, height: Int? = nil) -> [String] {
         let width = max(1, width)
         let total = totalRow(snapshot)
-        let rows = snapshot.active.map(row) + [total]
+        var shown = snapshot.active.map(row)
+        if let height, shown.count + 1 > max(2, height - 1) {
+            let keep = max(0, height - 3)  // room for "+N more", the total, and the cursor's line
+            let hidden = shown.count - keep
+            shown = Array(shown.prefix(keep))
+            shown.append(Row(name: "+\(hidden) more", amount: "", fraction: nil, sizes: nil, rate: nil, eta: nil, note: nil))
+        }
+        let rows = shown + [total]
         let longest = rows.map { Formatting.columns($0.name) }.max() ?? 0
         let nameColumn = min(max(longest, 8), 32, max(8, width / 3))
         // One bar width for every line, so the bars line up: the narrowest room any line leaves.

@@ -91,7 +91,7 @@ public struct Runner: Sendable {
             return
         case .live:
             while !Task.isCancelled {
-                console.draw(ProgressRenderer.lines(for: board.snapshot(), width: console.width))
+                console.draw(ProgressRenderer.lines(for: board.snapshot(), width: console.width, height: console.height))
                 try? await Task.sleep(for: .milliseconds(100))
             }
         case .plain:

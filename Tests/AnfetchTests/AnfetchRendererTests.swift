@@ -53,6 +53,17 @@ struct AnfetchRendererTests {
         #expect(narrow[0].contains("87%"))
     }
 
+    @Test func manyTransfersNeverOutgrowTheTerminal() {
+        var snapshot = Self.snapshot
+        snapshot.active = (0..<40).map { .init(name: "f\($0).bin", completedBytes: 1, expectedBytes: 2, bytesPerSecond: 1) }
+        snapshot.totalCount = 40
+        let lines = ProgressRenderer.lines(for: snapshot, width: 80, height: 10)
+        #expect(lines.count == 9)
+        #expect(lines[7].hasPrefix("+33 more"))
+        #expect(lines[8].hasPrefix("total"))
+        #expect(ProgressRenderer.lines(for: snapshot, width: 80).count == 41)
+    }
+
     @Test func wideCharactersCountTwoColumns() {
         var snapshot = Self.snapshot
         snapshot.active = [.init(name: "写真アルバム写真アルバム写真アルバム.zip", completedBytes: 1, expectedBytes: 2, bytesPerSecond: 1)]
