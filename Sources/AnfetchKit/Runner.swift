@@ -53,7 +53,10 @@ public struct Runner: Sendable {
             let pins = options.pins.compactMap { try? PublicKeyPin($0) }
             policy = SecurityPolicy(evaluation: .pinnedPublicKeys(pins), requiresHTTPS: true)
         }
-        let manager = SessionManager(maxConcurrentTransfers: options.jobs, securityPolicy: policy)
+        // URLSession's default of 6 connections per host would quietly cap -j for one server.
+        let configuration = SessionManager.defaultConfiguration()
+        configuration.httpMaximumConnectionsPerHost = max(configuration.httpMaximumConnectionsPerHost, options.jobs)
+        let manager = SessionManager(configuration: configuration, maxConcurrentTransfers: options.jobs, securityPolicy: policy)
         let started = board.now
 
         let results = await withTaskGroup(of: [FetchResult]?.self) { group in

@@ -8,31 +8,36 @@ import Musl
 import Darwin
 #endif
 
-/// Ctrl-C as an event: a `DispatchSource` signal source for `SIGINT` (the default action is
-/// ignored while the trap exists). The first Ctrl-C calls `onInterrupt` (stop cleanly); a second
-/// one calls `onSecondInterrupt` (the caller exits at once).
+/// Ctrl-C (and `SIGTERM`) as an event: a `DispatchSource` signal source per signal (their default
+/// actions are ignored while the trap exists). The first signal calls `onInterrupt` (stop cleanly);
+/// a second one calls `onSecondInterrupt` (the caller exits at once).
+///
+/// Not `Sendable`: it is made, kept and cancelled by one task.
 public final class SignalTrap {
-    private let source: any DispatchSourceSignal
-    private let count = SanitizedMutex(0)
+    private static let signals = [SIGINT, SIGTERM]
+    private let sources: [any DispatchSourceSignal]
 
     /// Installs the trap.
     public init(onInterrupt: @escaping @Sendable () -> Void, onSecondInterrupt: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let count = count
-        source.setEventHandler {
-            let seen = count.withLock { value in
-                value += 1
-                return value
+        let count = SanitizedMutex(0)
+        sources = Self.signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                let seen = count.withLock { value in
+                    value += 1
+                    return value
+                }
+                if seen == 1 { onInterrupt() } else { onSecondInterrupt() }
             }
-            if seen == 1 { onInterrupt() } else { onSecondInterrupt() }
+            source.resume()
+            return source
         }
-        source.resume()
     }
 
-    /// Removes the trap and restores the default action.
+    /// Removes the trap and restores the default actions.
     public func cancel() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
+        for source in sources { source.cancel() }
+        for number in Self.signals { signal(number, SIG_DFL) }
     }
 }
