@@ -119,7 +119,7 @@ public enum Demo {
         }
         let expected = items.count { $0.expected != nil }
         out.log("checksums (FNV-1a 64): \(intact) of \(expected) files match the generator"
-                + (problems.isEmpty ? "; the one failure above is part of the demo" : ""))
+                + (problems.isEmpty ? "; the 404 is part of the demo" : ""))
         for problem in problems { out.error("anfetch demo: \(problem)") }
         if !keep {
             try? FileManager.default.removeItem(atPath: options.outputDirectory)

@@ -70,6 +70,7 @@ struct Downloader: Sendable {
                     case .response(let head):
                         response = head
                         status = head.statusCode
+                        board.update { state, _ in state.responded(job.index) }
                     case .downloadProgress(let progress):
                         board.update { state, time in
                             state.progress(job.index, completed: progress.completedBytes, expected: progress.expectedBytes, at: time)

@@ -13,6 +13,7 @@ public struct BoardState: Sendable {
         var meter = RateMeter()
         var note: String?
         var startOrder = 0
+        var connecting = true
     }
 
     private var entries: [Entry]
@@ -39,6 +40,7 @@ public struct BoardState: Sendable {
         entries[index].meter = RateMeter()
         entries[index].meter.record(bytes: bytesOnDisk, at: time)
         entries[index].note = note
+        entries[index].connecting = true
         totalMeter.record(bytes: transferred, at: time)
     }
 
@@ -49,8 +51,15 @@ public struct BoardState: Sendable {
         if delta > 0 { transferred += delta }
         entries[index].completed = completed
         entries[index].expected = expected ?? entries[index].expected
+        entries[index].connecting = false
         entries[index].meter.record(bytes: completed, at: time)
         totalMeter.record(bytes: transferred, at: time)
+    }
+
+    /// Download `index` received its response head (it is no longer connecting).
+    public mutating func responded(_ index: Int) {
+        guard entries.indices.contains(index) else { return }
+        entries[index].connecting = false
     }
 
     /// Sets or clears the remark shown after download `index`.
@@ -76,7 +85,7 @@ public struct BoardState: Sendable {
         let active = running.map {
             ProgressSnapshot.Transfer(
                 name: $0.name, completedBytes: $0.completed, expectedBytes: $0.expected,
-                bytesPerSecond: $0.meter.rate(at: time), note: $0.note
+                bytesPerSecond: $0.meter.rate(at: time), note: $0.note, connecting: $0.connecting
             )
         }
         let counted = entries.filter { $0.phase != .waiting && $0.phase != .failed }

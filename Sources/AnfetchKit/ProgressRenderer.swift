@@ -41,6 +41,10 @@ public enum ProgressRenderer {
     }
 
     static func row(_ transfer: ProgressSnapshot.Transfer) -> Row {
+        if transfer.connecting {
+            return Row(name: transfer.name, amount: "…", fraction: nil, sizes: nil, rate: nil, eta: nil,
+                       note: transfer.note.map { "\($0), connecting" } ?? "connecting")
+        }
         let fraction = transfer.fraction
         let amount = fraction.map { "\(Int(($0 * 100).rounded(.down)))%" } ?? Formatting.bytes(transfer.completedBytes)
         return Row(

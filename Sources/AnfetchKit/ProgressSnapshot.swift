@@ -13,11 +13,17 @@ public struct ProgressSnapshot: Sendable, Equatable {
         public var expectedBytes: Int64?
         /// Recent rate, or `nil` until there is enough to measure.
         public var bytesPerSecond: Double?
-        /// A short remark (`retry 1/3`, `resumed at 4.0 MiB`), or `nil`.
+        /// A short remark (`retry 1/3`, `resumed`), or `nil`.
         public var note: String?
+        /// No response yet: still connecting or waiting for the server.
+        public var connecting: Bool
 
         /// Creates a transfer line's data.
-        public init(name: String, completedBytes: Int64, expectedBytes: Int64?, bytesPerSecond: Double?, note: String? = nil) {
+        public init(
+            name: String, completedBytes: Int64, expectedBytes: Int64?, bytesPerSecond: Double?, note: String? = nil,
+            connecting: Bool = false
+        ) {
+            self.connecting = connecting
             self.name = name
             self.completedBytes = completedBytes
             self.expectedBytes = expectedBytes

@@ -64,6 +64,13 @@ struct AnfetchRendererTests {
         #expect(ProgressRenderer.lines(for: snapshot, width: 80).count == 41)
     }
 
+    @Test func beforeTheResponseALineSaysConnecting() {
+        var snapshot = Self.snapshot
+        snapshot.active = [.init(name: "late.bin", completedBytes: 0, expectedBytes: nil, bytesPerSecond: nil, connecting: true)]
+        let line = ProgressRenderer.lines(for: snapshot, width: 80)[0]
+        #expect(line.hasPrefix("late.bin") && line.hasSuffix("connecting") && !line.contains("0 B"))
+    }
+
     @Test func wideCharactersCountTwoColumns() {
         var snapshot = Self.snapshot
         snapshot.active = [.init(name: "写真アルバム写真アルバム写真アルバム.zip", completedBytes: 1, expectedBytes: 2, bytesPerSecond: 1)]
@@ -128,7 +135,11 @@ struct AnfetchBoardTests {
         #expect(snapshot.waitingCount == 2)
         #expect(snapshot.expectedBytes == nil)  // two have not started
         #expect(try #require(snapshot.bytesPerSecond) == 200)  // 200 new bytes in 1 s; the kept 100 do not count
+        #expect(snapshot.active[0].connecting == false)
         board.start(1, name: "b", at: 1)
+        #expect(board.snapshot(at: 1).active[1].connecting)
+        board.responded(1)
+        #expect(!board.snapshot(at: 1).active[1].connecting)
         board.finish(1, succeeded: false, bytes: nil)
         board.start(2, name: "c", at: 1)
         board.progress(2, completed: 50, expected: 50, at: 2)
