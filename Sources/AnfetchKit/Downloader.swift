@@ -97,7 +97,8 @@ struct Downloader: Sendable {
                 }
                 if RetryPolicy.shouldRetry(error, attempt: attempt, limit: options.retries) {
                     attempt += 1
-                    board.update { state, _ in state.note(job.index, "retrying: \(FailureWords.describe(error, timeout: options.timeout))") }
+                    let note = "retry \(attempt)/\(options.retries): \(FailureWords.describe(error, timeout: options.timeout))"
+                    board.update { state, _ in state.note(job.index, note) }
                     do {
                         try await Task.sleep(for: RetryPolicy.delay(beforeRetry: attempt))
                     } catch {

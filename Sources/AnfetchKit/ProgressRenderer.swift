@@ -130,7 +130,7 @@ public enum ProgressRenderer {
             let fixed = Formatting.columns(fields(row, eta: true, sizes: true, rate: true).joined(separator: "  "))
             let withoutNote = width - fixed - 2 - nameColumn - 4
             guard withoutNote >= 10 else { return nil }
-            let note = row.note.map { Formatting.columns($0) + 2 } ?? 0
+            let note = row.note.map { min(Formatting.columns($0), 12) + 2 } ?? 0  // a long note is cut rather than shrink every bar
             shared = min(shared, max(10, withoutNote - note))
         }
         return shared
