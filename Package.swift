@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
         .executable(name: "demo", targets: ["AsyncNetworkingDemo"]),
         .executable(name: "benchmarks", targets: ["Benchmarks"]),
+        .executable(name: "anfetch", targets: ["anfetch"]),
     ],
     targets: [
         // Non-variadic shims over libcurl, loaded with dlopen at run time (no curl headers needed).
@@ -24,6 +25,10 @@ let package = Package(
             dependencies: ["AsyncNetworking", "LoopbackServer", "CCurlShim"],
             path: "Benchmarks/Sources/benchmarks"
         ),
+        // anfetch: a download tool built only on the public API; the logic lives in AnfetchKit.
+        .target(name: "AnfetchKit", dependencies: ["AsyncNetworking", "LoopbackServer"]),
+        .executableTarget(name: "anfetch", dependencies: ["AnfetchKit"]),
+        .testTarget(name: "AnfetchTests", dependencies: ["AnfetchKit", "AsyncNetworking", "LoopbackServer"]),
         .testTarget(
             name: "AsyncNetworkingTests",
             dependencies: ["AsyncNetworking", "LoopbackServer"]

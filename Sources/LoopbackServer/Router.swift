@@ -8,6 +8,10 @@ enum Router {
         let arguments = Array(segments.dropFirst())
         switch (segments.first ?? "", arguments.count) {
         case ("bytes", 1): try connection.serveBytes(length: arguments[0])
+        // `/bytes/N/NAME`, `/stream/N/NAME`, `/drip/NAME`: the same bodies, with a file name at the end of the path.
+        case ("bytes", 2): try connection.serveBytes(length: arguments[0])
+        case ("stream", 2): try connection.serveStream(length: arguments[0])
+        case ("drip", 1): try connection.serveDrip()
         case ("versioned", 1): try connection.serveVersioned(length: arguments[0])
         case ("stream", 1): try connection.serveStream(length: arguments[0])
         case ("drip", 0): try connection.serveDrip()
