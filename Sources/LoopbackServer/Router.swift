@@ -27,6 +27,7 @@ enum Router {
         case ("response-headers", 0): try connection.serveResponseHeaders()
         case ("continue", 0): try connection.serveContinue()
         case ("fault", 1): try connection.serveFault(arguments[0])
+        case ("pipeline", _): try connection.servePipeline(arguments)
         default: try connection.respondText(404, "not found")
         }
     }

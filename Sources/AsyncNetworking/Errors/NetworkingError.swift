@@ -70,6 +70,12 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// wrong, or the key does not match the certificate (the message says which, as the TLS
         /// library reported it).
         case clientIdentityFailed
+        /// A ``RequestAdapter`` threw while preparing the request (its error is
+        /// ``NetworkingError/underlyingError``); nothing was sent for that attempt.
+        case requestAdaptationFailed
+        /// A custom validation closure (``Request/validate(_:)``) refused the response (its error
+        /// is ``NetworkingError/underlyingError``; the response and body are attached).
+        case responseValidationFailed
     }
 
     /// What went wrong.
@@ -172,6 +178,8 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .invalidCertificate: "invalidCertificate"
         case .clientIdentityFailed: "clientIdentityFailed"
         case .clientCertificateRejected(let host): "clientCertificateRejected(host: \(host))"
+        case .requestAdaptationFailed: "requestAdaptationFailed"
+        case .responseValidationFailed: "responseValidationFailed"
         }
     }
 

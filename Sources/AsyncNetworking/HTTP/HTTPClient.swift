@@ -58,6 +58,11 @@ public struct HTTPClient: Sendable {
     /// Default ``TransferOptions/default``.
     public var transferOptions: TransferOptions
 
+    /// Adapters, credential, retry policy and monitors for requests sent with
+    /// ``send(_:)-(Request<Value>)``. Default: no adapters, no credential, ``DefaultRetryPolicy``, no monitors.
+    /// The verbs (`get`, `post`, …) and ``send(_:serializer:)`` do not use it.
+    public var pipeline = PipelineConfiguration()
+
     /// Creates a client.
     ///
     /// - Parameters:
