@@ -121,3 +121,27 @@ struct PipelineFeatureTests {
         }
     }
 }
+
+@Suite("Pipeline attempt seam (for the HTTP cache)")
+struct PipelineAttemptSeamTests {
+    @Test func aWrapperCanAnswerWithoutTheNetworkAndRecordWhatItFetched() async throws {
+        try await withClient { server, client in
+            var client = client
+            let stored = SanitizedMutex<[String: (Data, HTTPURLResponse, TransferMetrics)]>([:])
+            let recorder = PipelineEventRecorder()
+            client.pipeline.monitors = [recorder]
+            client.pipeline.attemptWrapper = { request, network in
+                let key = request.url?.absoluteString ?? ""
+                if let hit = stored.withLock({ $0[key] }) { return .success(hit) }
+                let result = await network(request)
+                if case .success(let fetched) = result { stored.withLock { $0[key] = fetched } }
+                return result
+            }
+            let first = try await client.send(Request<Document>.get("json"))
+            let second = try await client.send(Request<Document>.get("json"))
+            #expect(first.value == second.value)
+            #expect(server.requests.filter { $0.path == "/json" }.count == 1)
+            #expect(recorder.names.filter { $0 == "completed" }.count == 2)
+        }
+    }
+}

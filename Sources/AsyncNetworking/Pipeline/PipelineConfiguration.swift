@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A client's request pipeline: what runs around each attempt of a ``Request`` sent with
 /// ``HTTPClient/send(_:)-(Request<Value>)`` — adapters, credential, retries and monitors.
@@ -21,6 +24,18 @@ public struct PipelineConfiguration: Sendable {
     public var retryPolicy: any RetryPolicy
     /// Receive every step of every request. Default none.
     public var monitors: [any EventMonitor]
+
+    /// The seam for a layer that answers or records attempts (the HTTP cache): it gets each
+    /// adapted attempt's request and the network attempt, and returns the attempt's result —
+    /// from storage without calling `network`, or after calling it (with conditional headers
+    /// added, say) and storing the response. `nil`: every attempt goes to the network.
+    /// Retries, credential renewal, validation and monitors stay around it.
+    var attemptWrapper: AttemptWrapper?
+
+    /// See ``attemptWrapper``.
+    typealias AttemptWrapper = @Sendable (
+        _ request: URLRequest, _ network: @escaping @Sendable (URLRequest) async -> AttemptResult
+    ) async -> AttemptResult
 
     /// Creates a configuration; every argument has the default described on its property.
     public init(

@@ -44,7 +44,16 @@ extension HTTPClient {
 
             let failure: NetworkingError
             var failureMetrics: TransferMetrics?
-            switch await client.runAttempt(sent, attempt: attempt, deadline: deadline, progress: progress) {
+            let result: AttemptResult
+            if let wrapper = pipeline.attemptWrapper {
+                let (attemptNumber, attemptClient) = (attempt, client)
+                result = await wrapper(sent) { request in
+                    await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress)
+                }
+            } else {
+                result = await client.runAttempt(sent, attempt: attempt, deadline: deadline, progress: progress)
+            }
+            switch result {
             case .failure(let error):
                 emit(.attemptFailed(id, attempt: attempt, error))
                 failure = error
