@@ -118,6 +118,12 @@ struct PipelineRequestTests {
         #expect(lines.withLock { $0 }.count == 1)
     }
 
+    @Test func descriptionIsShortAndRedacted() {
+        let request = Request<Data>.get("users?token=s3cret").query("page", "2").header("Authorization", "Bearer x")
+        #expect(request.description == "GET users?…&page=…")
+        #expect("\(Request<Void>.delete(URL(string: "https://h/x")!))" == "DELETE https://h/x")
+    }
+
     @Test func xssiPrefixIsStripped() throws {
         let strip = DataPreprocessor.stripXSSIPrefix()
         #expect(try strip.transform(Data(")]}',\n{\"a\":1}".utf8)) == Data("{\"a\":1}".utf8))

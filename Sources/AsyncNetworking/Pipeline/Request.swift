@@ -18,7 +18,7 @@ import FoundationNetworking
 /// a data pre-processor). It is `Sendable` and `Hashable`; equality and hashing compare what
 /// goes on the wire and ignore ``hooks`` (closures have no equality). ``cURLDescription(baseURL:redacted:)``
 /// prints it as a `curl` command, secrets redacted unless asked.
-public struct Request<Value>: Sendable, Hashable {
+public struct Request<Value>: Sendable, Hashable, CustomStringConvertible {
     /// The method. Default ``HTTPMethod/get``.
     public var method: HTTPMethod
     /// Where the request goes: a path resolved against the client's base URL, or a URL.
@@ -73,6 +73,17 @@ public struct Request<Value>: Sendable, Hashable {
         hasher.combine(timeoutInterval)
         hasher.combine(transferOptions)
         hasher.combine(redirectPolicy)
+    }
+
+    /// `METHOD target`, with query values replaced by `…` (safe to log).
+    public var description: String {
+        let target: String = switch self.target {
+        case .path(let path): Redaction.urlString(path)
+        case .url(let url): CURLDescription.redactedURL(url)
+        }
+        let names = query.map { $0.value == nil ? $0.name : $0.name + "=" + Redaction.placeholder }
+        let separator = target.contains("?") ? "&" : "?"
+        return "\(method.rawValue) \(target)" + (names.isEmpty ? "" : separator + names.joined(separator: "&"))
     }
 
     /// The same request decoding to another type (hooks kept).
