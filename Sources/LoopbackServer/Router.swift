@@ -34,6 +34,7 @@ enum Router {
         case ("reply", 0): try connection.serveReply()
         case ("multipart-headers", 0): try connection.serveMultipartHeaders()
         case ("auth-echo", 2): try connection.serveAuthEcho(user: arguments[0], password: arguments[1])
+        case ("pipeline", _): try connection.servePipeline(arguments)
         default: try connection.respondText(404, "not found")
         }
     }

@@ -78,6 +78,12 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// challenge) and its producer could not make a new stream: a body given once
         /// (``BodyStreamProducer/once(_:length:)``), or a producer that returned `nil`.
         case bodyStreamNotReplayable
+        /// A ``RequestAdapter`` threw while preparing the request (its error is
+        /// ``NetworkingError/underlyingError``); nothing was sent for that attempt.
+        case requestAdaptationFailed
+        /// A custom validation closure (``Request/validate(_:)``) refused the response (its error
+        /// is ``NetworkingError/underlyingError``; the response and body are attached).
+        case responseValidationFailed
     }
 
     /// What went wrong.
@@ -182,6 +188,8 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .clientCertificateRejected(let host): "clientCertificateRejected(host: \(host))"
         case .pinningRequiresHTTPS: "pinningRequiresHTTPS"
         case .bodyStreamNotReplayable: "bodyStreamNotReplayable"
+        case .requestAdaptationFailed: "requestAdaptationFailed"
+        case .responseValidationFailed: "responseValidationFailed"
         }
     }
 

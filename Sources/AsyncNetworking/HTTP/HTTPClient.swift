@@ -79,6 +79,10 @@ public struct HTTPClient: Sendable {
     /// and ``send(_:serializer:)``; the task, upload, multipart and download forms deliver the `401`).
     /// Default `nil`. Set it on a copy for one request: `try await client.withCredential(credential).get(...)`.
     public var credential: URLCredential?
+    /// Adapters, credential, retry policy and monitors for requests sent with
+    /// ``send(_:)-(Request<Value>)``. Default: no adapters, no credential, ``DefaultRetryPolicy``, no monitors.
+    /// The verbs (`get`, `post`, …) and ``send(_:serializer:)`` do not use it.
+    public var pipeline = PipelineConfiguration()
 
     /// Creates a client.
     ///

@@ -20,6 +20,10 @@ extension SessionManager {
         // cannot enforce, stops here (curl checks each attempt's policy again when it starts).
         if refusesRedirect(state, to: newRequest, after: response) { return completion(nil) }
         let proposed = proposedRedirect(newRequest, after: response, for: state)
+        // The transfer's own redirect policy (a pipeline request's) refuses before any hook runs.
+        guard state.options.redirectPolicy.allows(
+            from: response.url ?? state.currentRequest.url, to: proposed.url, followed: state.redirectCount
+        ) else { return completion(nil) }
         guard let hook = hooks.redirect else {
             return answerRedirect(follow(proposed, after: response, for: state), task: taskIdentifier, state: state, completion: completion)
         }

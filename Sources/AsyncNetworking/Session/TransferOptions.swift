@@ -12,6 +12,9 @@ public struct TransferOptions: Sendable, Hashable {
     /// When `false`, the transfer is registered but not started until ``TransferHandle/resume()``.
     /// Default `true`.
     public var startsImmediately: Bool
+    /// How this transfer follows redirects, checked before the manager's redirect hook.
+    /// Default ``RedirectPolicy/follow``.
+    public var redirectPolicy: RedirectPolicy = .follow
 
     /// Creates options; every argument has the default described on its property.
     public init(

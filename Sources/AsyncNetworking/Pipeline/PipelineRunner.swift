@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The attempt loop behind ``HTTPClient/send(_:serializer:progress:)``.
+extension HTTPClient {
+    /// What turns an attempt's body into the value: the serializer, given the request as sent.
+    typealias Serialize<Output> = (Data, HTTPURLResponse, URLRequest) throws(NetworkingError) -> Output
+
+    /// build → per attempt: adapt → send (``runAttempt(_:attempt:deadline:progress:)``) →
+    /// credential check → pre-process, validate, serialize → on failure the retry policy.
+    func runPipeline<Value, Output: Sendable>(
+        _ request: Request<Value>, progress: (@Sendable (RequestProgress) -> Void)?,
+        serialize: Serialize<Output>
+    ) async throws(NetworkingError) -> HTTPResponse<Output> {
+        let id = RequestID.next()
+        let monitors = pipeline.monitors
+        func emit(_ event: RequestEvent) { for monitor in monitors { monitor.receive(event) } }
+        var attempt = 0
+        func fail(_ error: NetworkingError, metrics: TransferMetrics? = nil) -> NetworkingError {
+            emit(.completed(id, attempts: attempt, .failure(error), metrics))
+            return error
+        }
+
+        let original: URLRequest
+        do { original = try urlRequest(for: request) } catch { throw fail(error) }
+        let policy = request.hooks.retryPolicy ?? pipeline.retryPolicy
+        var client = self
+        client.transferOptions = request.transferOptions ?? transferOptions
+        if request.redirectPolicy != .follow { client.transferOptions.redirectPolicy = request.redirectPolicy }
+        let startedAt = ContinuousClock.now
+        let deadline = policy.deadline.map { startedAt + $0 }
+        var renewedCredential = false
+
+        while true {
+            attempt += 1
+            if Task.isCancelled { throw fail(NetworkingError(.cancelled, "the request was cancelled", request: original)) }
+            let context = AdapterContext(requestID: id, attempt: attempt, originalRequest: original)
+            let sent: URLRequest
+            do { sent = try await adapt(original, context: context, hooks: request.hooks) } catch { throw fail(error) }
+            emit(.adapted(id, attempt: attempt, sent))
+            emit(.started(id, attempt: attempt, sent))
+
+            let failure: NetworkingError
+            var failureMetrics: TransferMetrics?
+            let result: AttemptResult
+            if let wrapper = pipeline.attemptWrapper {
+                let (attemptNumber, attemptClient) = (attempt, client)
+                result = await wrapper(sent) { request in
+                    await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress)
+                }
+            } else {
+                result = await client.runAttempt(sent, attempt: attempt, deadline: deadline, progress: progress)
+            }
+            switch result {
+            case .failure(let error):
+                emit(.attemptFailed(id, attempt: attempt, error))
+                failure = error
+            case .success(let (data, response, metrics)):
+                if metrics.redirectCount > 0 {
+                    emit(.redirected(id, attempt: attempt, count: metrics.redirectCount, finalURL: response.url))
+                }
+                emit(.response(id, attempt: attempt, response, metrics))
+                if response.statusCode == 401 || response.statusCode == 407 {
+                    emit(.challenged(id, attempt: attempt, response))
+                }
+                if !renewedCredential, let authenticator = pipeline.authenticator {
+                    let retry: Bool
+                    do { retry = try await authenticator.shouldRetry(sent, response: response) } catch {
+                        throw fail(error.adding(request: sent), metrics: metrics)
+                    }
+                    if retry {
+                        renewedCredential = true
+                        let refused = NetworkingError(.unacceptableStatusCode(response.statusCode), "the credential was refused",
+                                                      request: sent, response: response)
+                        emit(.retryScheduled(id, attempt: attempt, delay: .zero, reason: refused))
+                        continue
+                    }
+                }
+                do {
+                    let value = try Self.process(data, response: response, request: sent, hooks: request.hooks, serialize: serialize)
+                    policy.requestSucceeded()
+                    emit(.completed(id, attempts: attempt, .success(response), metrics))
+                    return HTTPResponse(value: value, response: response, data: data, request: sent, metrics: metrics)
+                } catch {
+                    failure = error
+                    failureMetrics = metrics
+                }
+            }
+
+            if failure.kind == .cancelled || Task.isCancelled {
+                throw fail(NetworkingError(.cancelled, "the request was cancelled", request: sent), metrics: failureMetrics)
+            }
+            if let deadline, ContinuousClock.now >= deadline { throw fail(failure, metrics: failureMetrics) }
+            let retryContext = RetryContext(
+                request: sent, error: failure, attemptCount: attempt, startedAt: startedAt,
+                isBodyReplayable: sent.httpBodyStream == nil
+            )
+            guard case .retry(let delay) = await policy.decide(retryContext) else {
+                throw fail(failure, metrics: failureMetrics)
+            }
+            emit(.retryScheduled(id, attempt: attempt, delay: delay, reason: failure))
+            do {
+                if delay > .zero { try await Task.sleep(for: delay) }
+            } catch {
+                throw fail(NetworkingError(.cancelled, "cancelled while waiting to retry", request: sent, underlyingError: failure))
+            }
+        }
+    }
+
+    /// The client's adapters, the request's, then the authenticator.
+    private func adapt(_ request: URLRequest, context: AdapterContext, hooks: RequestHooks) async throws(NetworkingError) -> URLRequest {
+        var adapted = request
+        let adapters: [any RequestAdapter] = pipeline.adapters + hooks.adapters + (pipeline.authenticator.map { [$0] } ?? [])
+        for adapter in adapters {
+            do {
+                adapted = try await adapter.adapt(adapted, context: context)
+            } catch let error as NetworkingError {
+                throw error.adding(request: adapted)
+            } catch is CancellationError {
+                throw NetworkingError(.cancelled, "cancelled while adapting the request", request: adapted)
+            } catch {
+                throw NetworkingError(.requestAdaptationFailed, "a request adapter failed", request: adapted, underlyingError: error)
+            }
+        }
+        return adapted
+    }
+
+    /// Pre-processes the body, runs the custom validators, then the serializer.
+    static func process<Output>(
+        _ data: Data, response: HTTPURLResponse, request: URLRequest, hooks: RequestHooks, serialize: Serialize<Output>
+    ) throws(NetworkingError) -> Output {
+        var body = data
+        if let preprocessor = hooks.dataPreprocessor {
+            do { body = try preprocessor.transform(data) } catch {
+                throw NetworkingError(.responseSerializationFailed, "the data pre-processor failed",
+                                      request: request, response: response, body: data, underlyingError: error)
+            }
+        }
+        for validator in hooks.validators {
+            do { try validator(request, response, body) } catch let error as NetworkingError {
+                throw error.adding(request: request, response: response, body: data)
+            } catch {
+                throw NetworkingError(.responseValidationFailed, "the response failed a custom validation",
+                                      request: request, response: response, body: data, underlyingError: error)
+            }
+        }
+        return try serialize(body, response, request)
+    }
+}

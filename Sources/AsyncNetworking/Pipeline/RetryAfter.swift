@@ -1,0 +1,29 @@
+import Foundation
+
+/// Reads a `Retry-After` header (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
+enum RetryAfter {
+    /// The delay the header asks for, measured from `now`; `nil` when it is absent or unreadable.
+    /// A date in the past is a zero delay.
+    static func delay(_ header: String?, now: Date) -> Duration? {
+        guard let value = header?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber) {
+            guard let seconds = Int64(value) else { return nil }
+            return .seconds(seconds)
+        }
+        guard let date = httpDate(value) else { return nil }
+        let seconds = date.timeIntervalSince(now)
+        return seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded(.up))) : .zero
+    }
+
+    /// Parses IMF-fixdate, the obsolete RFC 850 form and asctime, all in GMT.
+    static func httpDate(_ text: String) -> Date? {
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}
