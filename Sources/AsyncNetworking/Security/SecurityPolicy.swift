@@ -55,16 +55,24 @@ public struct SecurityPolicy: Sendable, Hashable {
     public var requiresHTTPS: Bool
     /// The certificate and key presented when the server asks for one (mutual TLS). Default `nil`.
     public var clientIdentity: ClientIdentity?
+    /// Your own judgement of the server, asked once per new TLS connection **after** every check
+    /// above passed and before any byte of a request is sent on it (AFNetworking's
+    /// `evaluateServerTrust:forDomain:`, Alamofire's `ServerTrustEvaluating`). A rejection fails
+    /// the transfer with ``NetworkingError/Kind/serverTrustFailed(host:reason:)`` and
+    /// ``ServerTrustFailureReason/rejectedByEvaluator``. Default `nil`. See ``ServerTrustEvaluator``.
+    public var serverTrustEvaluator: ServerTrustEvaluator?
 
     /// A policy. Every parameter defaults to the behaviour of ``default``.
     public init(
         evaluation: Evaluation = .default, validatesDomainName: Bool = true,
-        requiresHTTPS: Bool = false, clientIdentity: ClientIdentity? = nil
+        requiresHTTPS: Bool = false, clientIdentity: ClientIdentity? = nil,
+        serverTrustEvaluator: ServerTrustEvaluator? = nil
     ) {
         self.evaluation = evaluation
         self.validatesDomainName = validatesDomainName
         self.requiresHTTPS = requiresHTTPS
         self.clientIdentity = clientIdentity
+        self.serverTrustEvaluator = serverTrustEvaluator
     }
 
     /// System roots, host name checked, plain http allowed, no client identity: what curl and
@@ -105,10 +113,10 @@ public struct SecurityPolicy: Sendable, Hashable {
     }
 
     /// Whether this policy asks only for what every transport does by itself (the system's roots,
-    /// the host name checked, no client identity). `requiresHTTPS` is checked by the manager
+    /// the host name checked, no client identity, no evaluator). `requiresHTTPS` is checked by the manager
     /// itself, on every transport.
     var isTransportDefault: Bool {
-        evaluation == .default && validatesDomainName && clientIdentity == nil
+        evaluation == .default && validatesDomainName && clientIdentity == nil && serverTrustEvaluator == nil
     }
 }
 

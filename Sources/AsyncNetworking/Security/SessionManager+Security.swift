@@ -97,4 +97,13 @@ extension NetworkingError {
             )
         }
     }
+
+    /// The error for a connection the policy's ``ServerTrustEvaluator`` refused (or did not answer
+    /// for in time): nothing of the request was sent.
+    static func serverTrustRejected(host: String, reason: ServerTrustFailureReason) -> NetworkingError {
+        NetworkingError(
+            .serverTrustFailed(host: host, reason: reason),
+            "the TLS server \(host) was not trusted: \(reason.explanation); nothing was sent"
+        )
+    }
 }
