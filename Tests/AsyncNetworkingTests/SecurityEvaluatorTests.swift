@@ -278,3 +278,28 @@ struct SecurityEvaluatorValueTests {
         #expect(answered.wait(timeout: .seconds(30)) == .decided(.reject))
     }
 }
+
+/// The non-blocking wait (used by the URLSession challenge on Apple platforms).
+struct SecurityEvaluatorDecisionTests {
+    private let context = ServerTrustContext(host: "h", port: 1, certificateChain: [])
+
+    @Test func anAnswerInTimeIsReturned() async throws {
+        try await withDeadline {
+            #expect(await ServerTrustEvaluator { _ in .reject }.decision(for: context) == .reject)
+            #expect(await ServerTrustEvaluator { $0.host == "h" ? .accept : .reject }.decision(for: context) == .accept)
+        }
+    }
+
+    @Test func noAnswerInTimeIsNilAndTheEvaluationIsCancelled() async throws {
+        let cancelled = SanitizedMutex(false)
+        let evaluator = ServerTrustEvaluator(timeout: .milliseconds(50)) { _ in
+            try? await Task.sleep(for: .seconds(600))
+            cancelled.withLock { $0 = Task.isCancelled }
+            return .accept
+        }
+        try await withDeadline {
+            #expect(await evaluator.decision(for: context) == nil)
+            #expect(await eventually { cancelled.withLock { $0 } })
+        }
+    }
+}

@@ -113,3 +113,29 @@ public enum ServerTrustDecision: Sendable, Hashable {
     /// ``ServerTrustFailureReason/rejectedByEvaluator``.
     case reject
 }
+
+extension ServerTrustEvaluator {
+    /// The evaluator's answer, or `nil` when none came within ``timeout`` (its task is then
+    /// cancelled and a late answer ignored). Suspends; blocks no thread. Used where the transport
+    /// can wait asynchronously (URLSession's challenge on Apple platforms).
+    func decision(for context: ServerTrustContext) async -> ServerTrustDecision? {
+        let pending = SanitizedMutex<CheckedContinuation<ServerTrustDecision?, Never>?>(nil)
+        let (evaluate, timeout) = (evaluate, timeout)
+        return await withCheckedContinuation { continuation in
+            pending.withLock { $0 = continuation }
+            let finish: @Sendable (ServerTrustDecision?) -> Void = { answer in
+                let waiting = pending.withLock { slot -> CheckedContinuation<ServerTrustDecision?, Never>? in
+                    defer { slot = nil }
+                    return slot
+                }
+                waiting?.resume(returning: answer)
+            }
+            let evaluation = Task.detached { finish(await evaluate(context)) }
+            Task.detached {
+                try? await Task.sleep(for: timeout)
+                evaluation.cancel()
+                finish(nil)
+            }
+        }
+    }
+}
