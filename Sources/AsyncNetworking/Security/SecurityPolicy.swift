@@ -8,9 +8,11 @@ import Foundation
 ///
 /// Enforced by the curl transport (the Linux default) on every attempt — the first request, every
 /// redirect and every retry — during the TLS handshake, so nothing (no header, no body) is sent to
-/// a server that fails the policy. The URLSession transport cannot enforce anything but
+/// a server that fails the policy. On Linux the URLSession transport cannot enforce anything but
 /// ``default``: any other policy makes its transfers fail with
-/// ``NetworkingError/Kind/securityPolicyUnsupported`` before anything is sent.
+/// ``NetworkingError/Kind/securityPolicyUnsupported`` before anything is sent. On Apple platforms
+/// URLSession enforces every policy without a ``clientIdentity`` in its server-trust challenge
+/// (that code is not compiled by this project's Linux CI; see the Security article).
 ///
 /// ```swift
 /// let pinned = try SecurityPolicy(evaluation: .pinnedPublicKeys([

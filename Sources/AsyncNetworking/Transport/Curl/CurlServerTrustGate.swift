@@ -46,7 +46,8 @@ enum CurlServerTrustGate {
             return ANCURL_PREREQFUNC_ABORT
         }
         guard let chain = presentedChain(of: transfer.easy) else { return refuse(transfer, connection, .invalidChain) }
-        let port = transfer.request.url.port ?? connection.remotePort
+        // The URL's port (the remote endpoint may be a proxy's).
+        let port = transfer.request.url.port ?? (transfer.request.url.scheme?.lowercased() == "http" ? 80 : 443)
         let context = ServerTrustContext(host: host, port: port, certificateChain: chain)
         switch core.awaitServerTrust(of: transfer, evaluator: evaluator, context: context) {
         case .decided(.accept):
