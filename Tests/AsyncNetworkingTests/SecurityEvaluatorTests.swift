@@ -187,6 +187,23 @@ struct SecurityEvaluatorTests {
         }
     }
 
+    @Test func invalidatingTheManagerWhileTheEvaluatorDecidesEndsEverything() async throws {
+        let probe = EvaluatorProbe()
+        defer { probe.release() }
+        let pki = try TestPKI.make()
+        let server = try pki.server("good")
+        defer { server.stop() }
+        let manager = SessionManager(transport: .curl, securityPolicy: try policy(probe.heldEvaluator(), pki: pki))
+        try await withDeadline {
+            let task = Task { try await postSecret(manager, server.url()) }
+            #expect(await eventually { probe.calls == 1 })
+            await manager.invalidateAndCancel()
+            let error = await expectNetworkingError { try await task.value }
+            #expect(error?.kind == .cancelled || error?.kind == .sessionInvalidated, "\(String(describing: error))")
+            #expect(server.requests.isEmpty, "\(server.requests)")
+        }
+    }
+
     @Test func urlSessionTransportRefusesAnEvaluatorOnLinux() async throws {
         #if os(Linux)
         let probe = EvaluatorProbe()
