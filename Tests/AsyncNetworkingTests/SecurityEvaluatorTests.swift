@@ -204,6 +204,33 @@ struct SecurityEvaluatorTests {
         }
     }
 
+    @Test func aRedirectIsJudgedByTheNewHostsEvaluator() async throws {
+        let first = EvaluatorProbe()
+        let second = EvaluatorProbe()
+        try await withTLSServer("good") { server, manager, pki in
+            await manager.setSecurityPolicy(try policy(first.evaluator(), pki: pki))
+            await manager.setSecurityPolicy(try policy(second.evaluator(), pki: pki), forHost: "localhost")
+            let target = server.url("/landed", host: "localhost").absoluteString
+            let (data, _) = try await manager.data(from: server.url("/redirect?to=\(target)"))
+            #expect(String(decoding: data, as: UTF8.self).hasPrefix("ok GET /landed"))
+            #expect(first.contexts.map(\.host) == ["127.0.0.1"])
+            #expect(second.contexts.map(\.host) == ["localhost"])
+        }
+    }
+
+    @Test func underADisabledEvaluationTheEvaluatorIsTheOnlyJudge() async throws {
+        let probe = EvaluatorProbe()
+        try await withTLSServer("self") { server, manager, pki in
+            let evaluator = probe.evaluator { $0 == 1 ? .accept : .reject }
+            await manager.setSecurityPolicy(SecurityPolicy(evaluation: .disabled, validatesDomainName: false, serverTrustEvaluator: evaluator))
+            try await expectAccepted(manager, server.url())
+            #expect(probe.contexts.first?.certificateChain == [try pki.certificate("self.pem")])
+            // .disabled never reuses a connection: the next request is a new one, judged again.
+            await expectTrustFailure(manager, server, .rejectedByEvaluator)
+            #expect(probe.calls == 2)
+        }
+    }
+
     @Test func urlSessionTransportRefusesAnEvaluatorOnLinux() async throws {
         #if os(Linux)
         let probe = EvaluatorProbe()
