@@ -4,6 +4,11 @@ import Foundation
 /// One wait of the curl loop thread for a ``ServerTrustEvaluator``'s answer. The evaluator runs
 /// in a task of its own; the first outcome wins — its answer, the timeout, or a cancellation (the
 /// transfer's, or the loop's shutdown) — and later ones are ignored. Any thread may resolve it.
+///
+/// The evaluator runs on the cooperative pool, never on the waiting thread: making this wait the
+/// task's executor (so a quick evaluator would cost no thread hand-off) was tried and dropped, as an
+/// evaluator spinning without suspending then held the loop thread past its timeout and past a
+/// cancel (a test's cancelled transfer took 5 s instead of 0.2 s). Here the bound always holds.
 final class CurlTrustWait: Sendable {
     /// How the wait ended.
     enum Outcome: Sendable, Hashable {
