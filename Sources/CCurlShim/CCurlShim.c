@@ -160,6 +160,41 @@ int ancurl_easy_getinfo_ptr(ancurl_easy *easy, int info, const char **value) {
     return p_easy_getinfo(easy, info, value);
 }
 
+int ancurl_easy_setopt_prereq(ancurl_easy *easy, ancurl_prereq_callback callback) {
+    return p_easy_setopt(easy, ANCURLOPT_PREREQFUNCTION, callback);
+}
+
+/* struct curl_slist and struct curl_certinfo, laid out as in curl/curl.h. */
+struct ancurl_slist_node {
+    char *data;
+    struct ancurl_slist_node *next;
+};
+struct ancurl_certinfo {
+    int num_of_certs;
+    struct ancurl_slist_node **certinfo;
+};
+
+static const struct ancurl_certinfo *certinfo_of(ancurl_easy *easy) {
+    const struct ancurl_certinfo *info = NULL;
+    if (p_easy_getinfo(easy, ANCURLINFO_CERTINFO, &info) != 0 || info == NULL) return NULL;
+    if (info->num_of_certs <= 0 || info->certinfo == NULL) return NULL;
+    return info;
+}
+
+int ancurl_easy_certinfo_count(ancurl_easy *easy) {
+    const struct ancurl_certinfo *info = certinfo_of(easy);
+    return info != NULL ? info->num_of_certs : 0;
+}
+
+const char *ancurl_easy_certinfo_pem(ancurl_easy *easy, int index) {
+    const struct ancurl_certinfo *info = certinfo_of(easy);
+    if (info == NULL || index < 0 || index >= info->num_of_certs) return NULL;
+    for (const struct ancurl_slist_node *node = info->certinfo[index]; node != NULL; node = node->next) {
+        if (node->data != NULL && strncmp(node->data, "Cert:", 5) == 0) return node->data + 5;
+    }
+    return NULL;
+}
+
 ancurl_multi *ancurl_multi_init(void) { return p_multi_init(); }
 int ancurl_multi_cleanup(ancurl_multi *multi) { return p_multi_cleanup(multi); }
 int ancurl_multi_add(ancurl_multi *multi, ancurl_easy *easy) { return p_multi_add(multi, easy); }

@@ -23,6 +23,9 @@ enum Benchmarks {
                 return 1
             }
         }
+        if options.tls {
+            return await TLSBenchmark.run(options)
+        }
         if let scenario = options.trace {
             do {
                 try await Trace.run(scenario, rawMode: options.traceRaw, options: options)

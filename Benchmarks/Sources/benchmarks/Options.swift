@@ -34,6 +34,8 @@ struct Options: Sendable {
     var serve = false
     /// `--trace-raw raw-spill|raw-count`: trace a raw delegate instead of ours.
     var traceRaw: String?
+    /// `tls` (or `--tls`): only the TLS benchmark (see ``TLSBenchmark``).
+    var tls = false
 
     /// Requests of small-seq and small-c16.
     var smallCount: Int { quick ? 300 : 2_000 }
@@ -47,6 +49,9 @@ struct Options: Sendable {
 
     static let usage = """
     usage: benchmarks [options]
+           benchmarks tls [--rounds N] [--quick]
+      tls              only the TLS benchmark: handshakes/s and kept-alive requests/s over https against
+                       the same over http, with a local python3 TLS server and an openssl-made PKI
       --rounds N       rounds of the request scenarios (default 5, --quick: 2)
       --big-rounds N   rounds of the 1 GiB scenarios, one child process per variant (default 3, --quick: 1)
       --quick          smoke run: 300 requests, 64 MiB instead of 1 GiB
@@ -94,6 +99,7 @@ struct Options: Sendable {
             case "--rounds": options.rounds = try count(argument); roundsGiven = true
             case "--big-rounds": options.bigRounds = try count(argument); bigRoundsGiven = true
             case "--quick": options.quick = true
+            case "tls", "--tls": options.tls = true
             case "--serve": options.serve = true
             case "--json": options.jsonPath = try value(argument)
             case "--only":

@@ -5,6 +5,7 @@ import Foundation
 // See the README's Benchmarks section.
 //
 //   swift run -c release benchmarks [--rounds N] [--big-rounds N] [--quick] [--only a,b] [--json FILE] [--server URL]
+//   swift run -c release benchmarks tls [--rounds N] [--quick]
 
 let options: Options
 do {

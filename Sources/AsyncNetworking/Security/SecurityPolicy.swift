@@ -8,9 +8,11 @@ import Foundation
 ///
 /// Enforced by the curl transport (the Linux default) on every attempt — the first request, every
 /// redirect and every retry — during the TLS handshake, so nothing (no header, no body) is sent to
-/// a server that fails the policy. The URLSession transport cannot enforce anything but
+/// a server that fails the policy. On Linux the URLSession transport cannot enforce anything but
 /// ``default``: any other policy makes its transfers fail with
-/// ``NetworkingError/Kind/securityPolicyUnsupported`` before anything is sent.
+/// ``NetworkingError/Kind/securityPolicyUnsupported`` before anything is sent. On Apple platforms
+/// URLSession enforces every policy without a ``clientIdentity`` in its server-trust challenge
+/// (that code is not compiled by this project's Linux CI; see the Security article).
 ///
 /// ```swift
 /// let pinned = try SecurityPolicy(evaluation: .pinnedPublicKeys([
@@ -55,16 +57,24 @@ public struct SecurityPolicy: Sendable, Hashable {
     public var requiresHTTPS: Bool
     /// The certificate and key presented when the server asks for one (mutual TLS). Default `nil`.
     public var clientIdentity: ClientIdentity?
+    /// Your own judgement of the server, asked once per new TLS connection **after** every check
+    /// above passed and before any byte of a request is sent on it (AFNetworking's
+    /// `evaluateServerTrust:forDomain:`, Alamofire's `ServerTrustEvaluating`). A rejection fails
+    /// the transfer with ``NetworkingError/Kind/serverTrustFailed(host:reason:)`` and
+    /// ``ServerTrustFailureReason/rejectedByEvaluator``. Default `nil`. See ``ServerTrustEvaluator``.
+    public var serverTrustEvaluator: ServerTrustEvaluator?
 
     /// A policy. Every parameter defaults to the behaviour of ``default``.
     public init(
         evaluation: Evaluation = .default, validatesDomainName: Bool = true,
-        requiresHTTPS: Bool = false, clientIdentity: ClientIdentity? = nil
+        requiresHTTPS: Bool = false, clientIdentity: ClientIdentity? = nil,
+        serverTrustEvaluator: ServerTrustEvaluator? = nil
     ) {
         self.evaluation = evaluation
         self.validatesDomainName = validatesDomainName
         self.requiresHTTPS = requiresHTTPS
         self.clientIdentity = clientIdentity
+        self.serverTrustEvaluator = serverTrustEvaluator
     }
 
     /// System roots, host name checked, plain http allowed, no client identity: what curl and
@@ -105,10 +115,10 @@ public struct SecurityPolicy: Sendable, Hashable {
     }
 
     /// Whether this policy asks only for what every transport does by itself (the system's roots,
-    /// the host name checked, no client identity). `requiresHTTPS` is checked by the manager
+    /// the host name checked, no client identity, no evaluator). `requiresHTTPS` is checked by the manager
     /// itself, on every transport.
     var isTransportDefault: Bool {
-        evaluation == .default && validatesDomainName && clientIdentity == nil
+        evaluation == .default && validatesDomainName && clientIdentity == nil && serverTrustEvaluator == nil
     }
 }
 

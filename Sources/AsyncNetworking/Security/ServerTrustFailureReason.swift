@@ -22,6 +22,12 @@ public enum ServerTrustFailureReason: Sendable, Hashable, CustomStringConvertibl
     case invalidChain
     /// The TLS handshake itself failed (no common protocol or cipher, the server spoke no TLS...).
     case handshakeFailed
+    /// The policy's ``SecurityPolicy/serverTrustEvaluator`` answered ``ServerTrustDecision/reject``
+    /// (every other check had passed).
+    case rejectedByEvaluator
+    /// The policy's ``SecurityPolicy/serverTrustEvaluator`` did not answer within its
+    /// ``ServerTrustEvaluator/timeout`` (fail closed, as a rejection).
+    case evaluatorTimedOut
 
     public var description: String {
         switch self {
@@ -33,6 +39,8 @@ public enum ServerTrustFailureReason: Sendable, Hashable, CustomStringConvertibl
         case .certificatePinMismatch: "certificatePinMismatch"
         case .invalidChain: "invalidChain"
         case .handshakeFailed: "handshakeFailed"
+        case .rejectedByEvaluator: "rejectedByEvaluator"
+        case .evaluatorTimedOut: "evaluatorTimedOut"
         }
     }
 
@@ -47,6 +55,8 @@ public enum ServerTrustFailureReason: Sendable, Hashable, CustomStringConvertibl
         case .certificatePinMismatch: "no certificate of its chain is one of the pinned certificates"
         case .invalidChain: "its certificate chain was refused"
         case .handshakeFailed: "the TLS handshake failed"
+        case .rejectedByEvaluator: "the server-trust evaluator rejected it"
+        case .evaluatorTimedOut: "the server-trust evaluator did not answer in time"
         }
     }
 }

@@ -40,10 +40,15 @@ extension SessionManager {
                 request: request
             )
         }
-        if scheme == "https", !policy.isTransportDefault, !enginesEnforcePolicies {
+        if scheme == "https", !policy.isTransportDefault, !enginesEnforce(policy) {
+            #if canImport(Security)
+            let detail = "it cannot present a ClientIdentity"
+            #else
+            let detail = "only .default; use the curl transport"
+            #endif
             throw NetworkingError(
                 .securityPolicyUnsupported,
-                "the URLSession transport cannot enforce the security policy for \(host ?? "the host") (only .default); use the curl transport",
+                "the URLSession transport cannot enforce the security policy for \(host ?? "the host") (\(detail))",
                 request: request
             )
         }
@@ -53,12 +58,18 @@ extension SessionManager {
         return policy
     }
 
-    /// Whether this manager's transport enforces every ``SecurityPolicy``.
-    private var enginesEnforcePolicies: Bool {
+    /// Whether this manager's transport enforces `policy`: curl enforces every policy; URLSession on
+    /// Apple platforms every policy without a client identity (its server-trust challenge,
+    /// SessionManager+AppleTrust); URLSession on Linux none but ``SecurityPolicy/default``.
+    private func enginesEnforce(_ policy: SecurityPolicy) -> Bool {
         #if os(Linux) && canImport(CCurlShim)
         if case .curl = engine { return true }
         #endif
+        #if canImport(Security)
+        return policy.clientIdentity == nil
+        #else
         return false
+        #endif
     }
 
     /// Refuses a redirect (on either transport) that the target host's policy forbids; the
@@ -96,5 +107,14 @@ extension NetworkingError {
                 "the TLS server \(host) was not trusted: \(reason.explanation) (\(message))"
             )
         }
+    }
+
+    /// The error for a connection the policy's ``ServerTrustEvaluator`` refused (or did not answer
+    /// for in time): nothing of the request was sent.
+    static func serverTrustRejected(host: String, reason: ServerTrustFailureReason) -> NetworkingError {
+        NetworkingError(
+            .serverTrustFailed(host: host, reason: reason),
+            "the TLS server \(host) was not trusted: \(reason.explanation); nothing was sent"
+        )
     }
 }

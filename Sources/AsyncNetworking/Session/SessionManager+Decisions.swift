@@ -127,6 +127,12 @@ extension SessionManager {
         // As for redirects: a task we cancelled is never answered (answering after a cancel can trap).
         guard let state = transfersByTask[taskIdentifier], isAwaitingDecision(state, taskIdentifier) else { return }
         let method = challenge.protectionSpace.authenticationMethod
+        #if canImport(Security)
+        // Apple platforms: the manager's SecurityPolicy judges the server (SessionManager+AppleTrust).
+        if method == "NSURLAuthenticationMethodServerTrust" {
+            return evaluateServerTrust(challenge, for: state, taskIdentifier: taskIdentifier, completion: completion)
+        }
+        #endif
         // Trust and client-certificate challenges (Apple platforms only) keep the system's handling.
         if method == "NSURLAuthenticationMethodServerTrust" || method == "NSURLAuthenticationMethodClientCertificate" {
             return completion(.performDefaultHandling, nil)

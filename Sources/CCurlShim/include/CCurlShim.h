@@ -26,6 +26,12 @@ typedef struct ancurl_slist ancurl_slist;
 typedef size_t (*ancurl_data_callback)(char *buffer, size_t size, size_t nitems, void *userdata);
 /* curl_seek_callback: return 0 (ok), 1 (fail) or 2 (cannot seek). */
 typedef int (*ancurl_seek_callback)(void *userdata, int64_t offset, int origin);
+/* curl_prereq_callback (libcurl 7.80): called once a connection is made or reused (TLS handshake
+   and curl's own certificate checks done), before any byte of the request is sent. Return
+   ANCURL_PREREQFUNC_OK or ANCURL_PREREQFUNC_ABORT (the transfer then ends with
+   CURLE_ABORTED_BY_CALLBACK). */
+typedef int (*ancurl_prereq_callback)(void *userdata, char *primary_ip, char *local_ip, int primary_port,
+                                      int local_port);
 
 /* ---- CURLoption (CURLOPTTYPE_LONG 0, OBJECTPOINT 10000, FUNCTIONPOINT 20000, OFF_T 30000) ---- */
 #define ANCURLOPT_WRITEDATA             10001
@@ -81,6 +87,12 @@ typedef int (*ancurl_seek_callback)(void *userdata, int64_t offset, int origin);
 #define ANCURLOPT_CERTINFO              172
 #define ANCURLOPT_PINNEDPUBLICKEY       10230
 #define ANCURLOPT_CAINFO_BLOB           40309 /* libcurl 7.77 */
+#define ANCURLOPT_PREREQFUNCTION        20312 /* libcurl 7.80 */
+#define ANCURLOPT_PREREQDATA            10313 /* libcurl 7.80 */
+
+/* CURL_PREREQFUNC_* */
+#define ANCURL_PREREQFUNC_OK    0
+#define ANCURL_PREREQFUNC_ABORT 1
 
 /* CURLPROTO_* (for the pre-7.85 CURLOPT_PROTOCOLS bitmask). */
 #define ANCURLPROTO_HTTP   (1 << 0)
@@ -226,6 +238,17 @@ int ancurl_easy_getinfo_ptr(ancurl_easy *easy, int info, const char **value);
 /* A CURLOPTTYPE_BLOB option (e.g. CURLOPT_CAINFO_BLOB): curl copies the bytes
    (CURL_BLOB_COPY). Returns CURLE_UNKNOWN_OPTION (48) on a libcurl without the option. */
 int ancurl_easy_setopt_blob(ancurl_easy *easy, int option, const void *data, size_t length);
+
+/* CURLOPT_PREREQFUNCTION. Returns CURLE_UNKNOWN_OPTION (48) on a libcurl older than 7.80. */
+int ancurl_easy_setopt_prereq(ancurl_easy *easy, ancurl_prereq_callback callback);
+
+/* CURLINFO_CERTINFO (with CURLOPT_CERTINFO set): the number of certificates of the chain the
+   server presented on the connection this transfer made (leaf first), or 0 when none was
+   gathered (a reused connection, cleartext, or CURLOPT_CERTINFO unset). */
+int ancurl_easy_certinfo_count(ancurl_easy *easy);
+/* The PEM text of certificate `index` of CURLINFO_CERTINFO (its "Cert:" field), or NULL. The
+   string belongs to the handle: copy it before the handle moves on. */
+const char *ancurl_easy_certinfo_pem(ancurl_easy *easy, int index);
 
 /* ---- Multi interface ---- */
 ancurl_multi *ancurl_multi_init(void);

@@ -44,6 +44,9 @@ struct CurlCompletion: Sendable {
     var wasCancelled: Bool
     /// Measured by curl; zeros for a transfer cancelled before it began.
     var metrics: CurlMetrics
+    /// Set when the policy's ``ServerTrustEvaluator`` refused the connection (``code`` is then
+    /// `CURLE_ABORTED_BY_CALLBACK`, and nothing of the request was sent). Default `nil`.
+    var trustRejection: ServerTrustFailureReason? = nil
 
     /// Whether curl reported success.
     var succeeded: Bool { code == 0 && !wasCancelled }

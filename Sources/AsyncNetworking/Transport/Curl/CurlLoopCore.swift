@@ -27,6 +27,8 @@ final class CurlLoopCore {
     private var liveEasyHandles = 0
     /// Running transfers that have an idle timeout (the idle scan is skipped while 0).
     private var idleTimedTransfers = 0
+    /// Connections a server-trust evaluator accepted (see `CurlServerTrustGate`).
+    var trustApprovals = CurlTrustApprovals()
     private var completedCount = 0
     private var turns = 0
     private var batches = 0
@@ -225,10 +227,41 @@ final class CurlLoopCore {
         while ancurl_multi_info_read(multi, &easy, &result) == 1 {
             guard let easy, let transfer = transfersByEasy[easy] else { continue }
             _ = ancurl_multi_remove(multi, easy)
+            if restartOnFreshConnection(transfer) { continue }
             // A body that could not be read aborts from the read callback; report why.
             let code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR : result
             finish(transfer, code: code, message: code == 0 ? "" : transfer.message(for: code), cancelled: false)
         }
+    }
+
+    /// Starts a transfer over on a new connection when the server-trust gate refused a reused one
+    /// (nothing was sent: the gate runs before the request is written). Returns whether it did.
+    private func restartOnFreshConnection(_ transfer: CurlTransfer) -> Bool {
+        guard transfer.wantsFreshConnection, transfer.restartsForTrust == 0 else { return false }
+        transfer.wantsFreshConnection = false
+        transfer.restartsForTrust += 1
+        transfer.errorBuffer[0] = 0
+        guard ancurl_easy_setopt_long(transfer.easy, ANCURLOPT_FRESH_CONNECT, 1) == ANCURLE_OK,
+              ancurl_multi_add(multi, transfer.easy) == ANCURLM_OK else { return false }
+        return true
+    }
+
+    // MARK: - Server trust
+
+    /// Blocks the loop thread until `evaluator` answers for `transfer`'s new connection, its
+    /// timeout passes, or the transfer is cancelled (or the loop shut down). Other transfers do not
+    /// progress meanwhile; their idle clocks restart afterwards, as the stall was the loop's.
+    func awaitServerTrust(
+        of transfer: CurlTransfer, evaluator: ServerTrustEvaluator, context: ServerTrustContext
+    ) -> CurlTrustWait.Outcome {
+        let wait = CurlTrustWait()
+        mailbox.beginTrustWait(wait, for: transfer.id)
+        wait.start(evaluator, context)
+        let outcome = wait.wait(timeout: evaluator.timeout)
+        mailbox.endTrustWait()
+        let now = ContinuousClock.now
+        for other in transfers.values { other.lastActivity = now }
+        return outcome
     }
 
     private func cancel(_ transfer: CurlTransfer, reason: String) {
@@ -246,7 +279,10 @@ final class CurlLoopCore {
         if transfer.request.options.idleTimeout != nil { idleTimedTransfers -= 1 }
         recycle(transfer)
         completedCount += 1
-        append(.completed(transfer.id, CurlCompletion(code: code, message: message, wasCancelled: cancelled, metrics: metrics)))
+        let rejection = transfer.trustCancelled ? nil : transfer.trustRejection
+        append(.completed(transfer.id, CurlCompletion(
+            code: code, message: message, wasCancelled: cancelled || transfer.trustCancelled, metrics: metrics, trustRejection: rejection
+        )))
     }
 
     /// A completion for a transfer that never got running.

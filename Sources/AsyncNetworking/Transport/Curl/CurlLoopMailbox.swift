@@ -52,6 +52,8 @@ final class CurlLoopMailbox: Sendable {
         var started = 0
         var stats = CurlLoopStats()
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The loop thread is blocked waiting for this transfer's server-trust evaluator.
+        var trustWait: (id: CurlTransferID, wait: CurlTrustWait)?
     }
 
     private let state = SanitizedMutex(State())
@@ -75,21 +77,42 @@ final class CurlLoopMailbox: Sendable {
     }
 
     /// Queues a command (dropped once shutdown was requested: shutdown completes every transfer).
+    /// A cancel also ends the wait for that transfer's server-trust evaluator at once.
     func post(_ command: CurlLoopCommand) {
-        state.withLock { state in
-            guard !state.shutdownRequested else { return }
+        let waiting = state.withLock { state -> CurlTrustWait? in
+            guard !state.shutdownRequested else { return nil }
             state.commands.append(command)
             wake(&state)
+            if case .cancel(let id) = command, let trust = state.trustWait, trust.id == id { return trust.wait }
+            return nil
         }
+        waiting?.resolve(.cancelled)
     }
 
-    /// Asks the loop to cancel everything and exit.
+    /// Asks the loop to cancel everything and exit (ending any server-trust wait).
     func requestShutdown() {
-        state.withLock { state in
-            guard !state.shutdownRequested else { return }
+        let waiting = state.withLock { state -> CurlTrustWait? in
+            guard !state.shutdownRequested else { return nil }
             state.shutdownRequested = true
             wake(&state)
+            return state.trustWait?.wait
         }
+        waiting?.resolve(.cancelled)
+    }
+
+    /// Loop thread: it is about to block on `wait` for transfer `id`. A cancel of `id` (or a
+    /// shutdown) already queued ends the wait at once.
+    func beginTrustWait(_ wait: CurlTrustWait, for id: CurlTransferID) {
+        let over = state.withLock { state -> Bool in
+            state.trustWait = (id, wait)
+            return state.shutdownRequested || state.commands.contains { if case .cancel(id) = $0 { true } else { false } }
+        }
+        if over { wait.resolve(.cancelled) }
+    }
+
+    /// Loop thread: the wait is over.
+    func endTrustWait() {
+        state.withLock { $0.trustWait = nil }
     }
 
     private func wake(_ state: inout State) {

@@ -26,6 +26,7 @@ enum CurlTLSConfiguration {
         if let passphrase = tls.keyPassphrase {
             try CurlEasyConfiguration.set(easy, ANCURLOPT_KEYPASSWD, string: passphrase)
         }
+        if tls.serverTrustEvaluator != nil { try CurlServerTrustGate.install(on: transfer) }
         if tls.isolatesConnection {
             try CurlEasyConfiguration.set(easy, ANCURLOPT_SSL_SESSIONID_CACHE, 0)
             try CurlEasyConfiguration.set(easy, ANCURLOPT_FORBID_REUSE, 1)

@@ -26,6 +26,10 @@ struct CurlTLSOptions: Sendable, Hashable {
     /// No TLS session cache, and the connection is closed after the transfer
     /// (`CURLOPT_SSL_SESSIONID_CACHE` 0, `CURLOPT_FORBID_REUSE` 1). Default `false`.
     var isolatesConnection = false
+    /// Asked before the first request on each new connection (`CURLOPT_PREREQFUNCTION`, see
+    /// `CurlServerTrustGate`); a reused connection must have been accepted by this same evaluator.
+    /// Default `nil`.
+    var serverTrustEvaluator: ServerTrustEvaluator?
 
     /// libcurl's defaults.
     init() {}
@@ -50,6 +54,7 @@ struct CurlTLSOptions: Sendable, Hashable {
             verifiesHost = false
             isolatesConnection = true
         }
+        serverTrustEvaluator = policy.serverTrustEvaluator
         if let identity = policy.clientIdentity {
             clientCertificatePath = identity.certificateFile.path
             clientKeyPath = identity.keyFile.path

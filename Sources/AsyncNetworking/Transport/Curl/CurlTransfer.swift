@@ -44,6 +44,16 @@ final class CurlTransfer {
     /// The next byte of a `.data` or `.file` body to send, relative to the body's start.
     private var bodyOffset: Int64 = 0
 
+    /// Set by the server-trust gate: the evaluator refused the connection (the completion reports it).
+    var trustRejection: ServerTrustFailureReason?
+    /// Set by the server-trust gate: the transfer was cancelled while the evaluator decided.
+    var trustCancelled = false
+    /// Set by the server-trust gate: a reused connection the evaluator never accepted was offered;
+    /// nothing was sent, and the transfer starts over on a new connection.
+    var wantsFreshConnection = false
+    /// How often the transfer started over for a new connection (at most once).
+    var restartsForTrust = 0
+
     /// When a byte last moved (or the transfer started, or a side was unpaused): the idle timer's base.
     var lastActivity = ContinuousClock.now
 

@@ -170,6 +170,9 @@ extension SessionManager {
     /// failure is a ``NetworkingError`` naming the host and what failed (``NetworkingError/tls(code:message:host:policy:)``).
     private static func error(of completion: CurlCompletion, attempt: CurlAttempt) -> (any Error)? {
         let url = attempt.url
+        if let reason = completion.trustRejection, !completion.wasCancelled {
+            return NetworkingError.serverTrustRejected(host: url.host ?? "", reason: reason)
+        }
         guard let code = completion.urlErrorCode else { return nil }
         if !completion.wasCancelled, url.scheme?.lowercased() == "https",
            let failure = NetworkingError.tls(code: completion.code, message: completion.message, host: url.host ?? "", policy: attempt.policy) {

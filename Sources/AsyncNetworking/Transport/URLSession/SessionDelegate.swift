@@ -86,6 +86,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
+    #if !canImport(Security)
     func urlSession(
         _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
@@ -94,6 +95,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // delivers them): keep the system's evaluation.
         completionHandler(.performDefaultHandling, nil)
     }
+    #endif
+    // On Apple platforms the session-level method is left out on purpose: URLSession then hands
+    // server-trust challenges to the task-level method above, where the task's transfer is known
+    // and its SecurityPolicy is enforced (SessionManager+AppleTrust.swift).
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,
