@@ -70,6 +70,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// wrong, or the key does not match the certificate (the message says which, as the TLS
         /// library reported it).
         case clientIdentityFailed
+        /// Reachability could not be monitored: the platform's monitor could not start (on Linux,
+        /// an rtnetlink socket or `getifaddrs` failed, or a network namespace could not be
+        /// entered; the message says which, with the errno).
+        case reachabilityUnavailable
     }
 
     /// What went wrong.
@@ -172,6 +176,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .invalidCertificate: "invalidCertificate"
         case .clientIdentityFailed: "clientIdentityFailed"
         case .clientCertificateRejected(let host): "clientCertificateRejected(host: \(host))"
+        case .reachabilityUnavailable: "reachabilityUnavailable"
         }
     }
 
