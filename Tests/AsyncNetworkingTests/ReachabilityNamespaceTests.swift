@@ -67,4 +67,24 @@ struct ReachabilityNamespaceTests {
             #expect(!reachability.isReachable)
         }
     }
+
+    /// The manager's gate driven by the kernel: a transfer started while the namespace is
+    /// unreachable waits (nothing reaches the server) and completes once `lo` comes up there.
+    @Test func aWaitingTransferStartsWhenTheKernelSaysReachable() async throws {
+        try await NamespaceSupport.withNamespaces(1) { names in
+            let reachability = try NetworkReachability(host: nil, namespacePath: ip.path(names[0]))
+            defer { reachability.stopMonitoring() }
+            #expect(reachability.status == .unreachable)
+            return try await withServerAndManager { server, manager in
+                try await manager.setWaitsForConnectivity(true, reachability: reachability)
+                let transfer = Task { try await manager.data(from: server.url("/bytes/100?seed=4")) }
+                #expect(await eventually { await manager.transfersWaitingForConnectivity == 1 })
+                #expect(server.stats.requestCount == 0)
+                try ip.run(["-n", names[0], "link", "set", "lo", "up"])
+                let (body, response) = try await transfer.value
+                #expect(body.count == 100 && response.statusCode == 200)
+                #expect(reachability.status == .reachable(via: .loopbackOnly))
+            }
+        }
+    }
 }

@@ -74,14 +74,18 @@ final class ReachabilityBroadcaster: Sendable {
         _ = state.withLock { $0.observers.removeValue(forKey: key) }
     }
 
-    /// Ends every stream; the status stays as it was.
+    /// Ends every stream; the status stays as it was. Observers are called one last time (with
+    /// the last status; ``isFinished`` is then true) and removed, so nobody waits for a change
+    /// that will never come.
     func finish() {
-        let continuations = state.withLock { state in
+        let (continuations, observers, status) = state.withLock { state in
+            let observers = state.isFinished ? [] : Array(state.observers.values)
             state.isFinished = true
             state.observers = [:]
             defer { state.continuations = [:] }
-            return Array(state.continuations.values)
+            return (Array(state.continuations.values), observers, state.status)
         }
         for continuation in continuations { continuation.finish() }
+        for observer in observers { _ = observer(status) }
     }
 }
