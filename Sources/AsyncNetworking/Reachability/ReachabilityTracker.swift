@@ -81,7 +81,9 @@ final class ReachabilityTracker {
             do throws(NetlinkSocket.Failure) {
                 bytes = try events.receive(wait: false)
             } catch {
-                // ENOBUFS: notifications were dropped, so read the whole state again.
+                // ENOBUFS: notifications were dropped, so read the whole state again. Anything
+                // else ends the drain; `poll` then reports the socket's error and the loop stops.
+                guard error.code == ENOBUFS else { break }
                 resync = true
                 continue
             }
