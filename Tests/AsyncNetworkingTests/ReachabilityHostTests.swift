@@ -83,7 +83,9 @@ struct ReachabilityHostTests {
             try ip.run(["-n", a, "route", "add", "default", "via", "10.88.0.2"])
             let reachability = try NetworkReachability(host: nil, namespacePath: ip.path(a))
             defer { reachability.stopMonitoring() }
-            #expect(reachability.status == .reachable(via: kind))
+            // The veth's carrier reaches IFF_RUNNING through the kernel's link watch, which may
+            // lag the `ip` command by up to a second: wait for it rather than race it.
+            #expect(await eventually { reachability.status == .reachable(via: kind) })
             #expect(reachability.isReachableViaWWAN == (kind == .cellular))
             #expect(reachability.isReachableViaWiFi == (kind == .wifi))
         }
