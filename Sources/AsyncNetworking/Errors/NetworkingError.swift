@@ -84,6 +84,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// A custom validation closure (``Request/validate(_:)``) refused the response (its error
         /// is ``NetworkingError/underlyingError``; the response and body are attached).
         case responseValidationFailed
+        /// Reachability could not be monitored: the platform's monitor could not start (on Linux,
+        /// an rtnetlink socket or `getifaddrs` failed, or a network namespace could not be
+        /// entered; the message says which, with the errno).
+        case reachabilityUnavailable
     }
 
     /// What went wrong.
@@ -190,6 +194,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .bodyStreamNotReplayable: "bodyStreamNotReplayable"
         case .requestAdaptationFailed: "requestAdaptationFailed"
         case .responseValidationFailed: "responseValidationFailed"
+        case .reachabilityUnavailable: "reachabilityUnavailable"
         }
     }
 

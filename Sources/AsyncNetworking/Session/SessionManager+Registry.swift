@@ -29,6 +29,7 @@ extension SessionManager {
 
     /// Starts the transfer now or queues it behind the concurrency limit.
     func schedule(_ state: TransferState) {
+        if parkUntilReachable(state) { return }
         if scheduler.admit(state.id, priority: state.options.priority) {
             launch(state)
         }

@@ -60,6 +60,8 @@ public actor SessionManager {
     var credentials: [String: URLCredential] = [:]
     /// The TLS policies: per host, and a default (see ``setSecurityPolicy(_:forHost:)``).
     var securityPolicies: SecurityPolicyTable
+    /// Transfers waiting for reachability (see ``setWaitsForConnectivity(_:reachability:)``).
+    var connectivityGate: ConnectivityGate?
     /// Rejected credentials allowed per transfer before a challenge is refused. Default 2.
     public var maxAuthenticationAttempts = 2
 
