@@ -70,6 +70,13 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// wrong, or the key does not match the certificate (the message says which, as the TLS
         /// library reported it).
         case clientIdentityFailed
+        /// A line of a decoded stream (``AsyncSequence/lines(maxLineLength:)``, JSON Lines) or a
+        /// server-sent event grew past the limit (in bytes) before it ended: the stream fails
+        /// rather than buffer without bound. The limits are ``StreamLimits``.
+        case streamElementTooLarge(limit: Int)
+        /// A request matched no stub of the ``HTTPStubs`` its manager was built with; the message
+        /// names the method and the URL. Nothing was sent anywhere.
+        case unmatchedStub
     }
 
     /// What went wrong.
@@ -172,6 +179,8 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .invalidCertificate: "invalidCertificate"
         case .clientIdentityFailed: "clientIdentityFailed"
         case .clientCertificateRejected(let host): "clientCertificateRejected(host: \(host))"
+        case .streamElementTooLarge(let limit): "streamElementTooLarge(limit: \(limit))"
+        case .unmatchedStub: "unmatchedStub"
         }
     }
 
