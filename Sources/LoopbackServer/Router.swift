@@ -27,6 +27,8 @@ enum Router {
         case ("response-headers", 0): try connection.serveResponseHeaders()
         case ("continue", 0): try connection.serveContinue()
         case ("fault", 1): try connection.serveFault(arguments[0])
+        case ("sse", 0): try connection.serveServerSentEvents()
+        case ("ndjson", 1): try connection.serveJSONLines(count: arguments[0])
         default: try connection.respondText(404, "not found")
         }
     }
