@@ -1,6 +1,6 @@
 import Foundation
 
-/// A JSON Lines / NDJSON body decoded one value per line: ``_Concurrency/AsyncSequence/jsonLines(of:decoder:maxLineLength:)``.
+/// A JSON Lines / NDJSON body decoded one value per line: `body.jsonLines(of:decoder:maxLineLength:)`.
 ///
 /// Each non-blank line (LF, CR or CRLF endings, cut anywhere by the chunks) is decoded as `Value`
 /// with the decoder when it is asked for; blank and whitespace-only lines are skipped. Only one

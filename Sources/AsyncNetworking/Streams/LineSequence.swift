@@ -1,6 +1,6 @@
 import Foundation
 
-/// The lines of a body that arrives as `Data` chunks, as `String`s: ``_Concurrency/AsyncSequence/lines``.
+/// The lines of a body that arrives as `Data` chunks, as `String`s: `body.lines`.
 ///
 /// A line ends at LF, CR or CRLF, wherever the chunks are cut; the terminator is not included and a
 /// last line without one is still delivered. Bytes that are not UTF-8 become U+FFFD. The next chunk

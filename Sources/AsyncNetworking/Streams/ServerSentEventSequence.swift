@@ -1,7 +1,7 @@
 import Foundation
 
 /// A `text/event-stream` body decoded into events, without reconnecting:
-/// ``_Concurrency/AsyncSequence/serverSentEvents(limits:)``. For a stream that reconnects after a
+/// `body.serverSentEvents(limits:)`. For a stream that reconnects after a
 /// drop, use ``EventSource`` (``SessionManager/serverSentEvents(for:configuration:)``).
 ///
 /// The WHATWG rules apply (see <doc:Streams>): CR, LF and CRLF line endings cut anywhere, a leading
