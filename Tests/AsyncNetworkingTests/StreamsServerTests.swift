@@ -38,6 +38,16 @@ struct StreamsServerTests {
         }
     }
 
+    @Test("a Last-Event-ID set on the request is where the stream starts")
+    func startsFromTheCallersLastEventID() async throws {
+        try await withServerAndManager { server, manager in
+            var request = URLRequest(url: server.url("/sse?count=30&drop_every=2"))
+            request.setValue("25", forHTTPHeaderField: "Last-Event-ID")
+            let events = try await Self.collect(manager.serverSentEvents(for: request, configuration: Self.quick))
+            #expect(events.map(\.id) == ["26", "27", "28", "29"])
+        }
+    }
+
     @Test("retry: is honoured: the server sees each reconnection at least that long after it dropped the last")
     func retryHonoured() async throws {
         try await withServerAndManager { server, manager in

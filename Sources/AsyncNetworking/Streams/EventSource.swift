@@ -14,7 +14,8 @@ import FoundationNetworking
 ///
 /// Nothing is sent until the loop asks for the first event. Each connection is a GET (the request's
 /// method, headers and body are kept) with `Accept: text/event-stream`, `Cache-Control: no-cache` and,
-/// once the server has sent an `id:`, `Last-Event-ID`.
+/// once the server has sent an `id:`, `Last-Event-ID` (a `Last-Event-ID` set on `request` is the
+/// starting point, for resuming a stream read earlier).
 ///
 /// - A `200` response whose `Content-Type` is `text/event-stream` is read as events (see
 ///   ``ServerSentEventSequence`` for the parsing rules).
@@ -71,7 +72,12 @@ public struct EventSource: AsyncSequence, Sendable {
 
         init(source: EventSource) {
             self.source = source
-            self.parser = ServerSentEventParser(maxEventSize: source.configuration.limits.maxEventSize)
+            // A `Last-Event-ID` of the caller's request is where the stream starts (resuming a
+            // stream an earlier process read).
+            self.parser = ServerSentEventParser(
+                maxEventSize: source.configuration.limits.maxEventSize,
+                lastEventID: source.request.value(forHTTPHeaderField: "Last-Event-ID") ?? ""
+            )
         }
 
         /// The last event ID committed so far (`""` for none): what the next reconnection sends.
