@@ -35,6 +35,8 @@ enum Router {
         case ("multipart-headers", 0): try connection.serveMultipartHeaders()
         case ("auth-echo", 2): try connection.serveAuthEcho(user: arguments[0], password: arguments[1])
         case ("pipeline", _): try connection.servePipeline(arguments)
+        case ("sse", 0): try connection.serveServerSentEvents()
+        case ("ndjson", 1): try connection.serveJSONLines(count: arguments[0])
         default: try connection.respondText(404, "not found")
         }
     }

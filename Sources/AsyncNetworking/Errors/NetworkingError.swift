@@ -88,6 +88,13 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// an rtnetlink socket or `getifaddrs` failed, or a network namespace could not be
         /// entered; the message says which, with the errno).
         case reachabilityUnavailable
+        /// A line of a decoded stream (``AsyncSequence/lines(maxLineLength:)``, JSON Lines) or a
+        /// server-sent event grew past the limit (in bytes) before it ended: the stream fails
+        /// rather than buffer without bound. The limits are ``StreamLimits``.
+        case streamElementTooLarge(limit: Int)
+        /// A request matched no stub of the ``HTTPStubs`` its manager was built with; the message
+        /// names the method and the URL. Nothing was sent anywhere.
+        case unmatchedStub
     }
 
     /// What went wrong.
@@ -195,6 +202,8 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .requestAdaptationFailed: "requestAdaptationFailed"
         case .responseValidationFailed: "responseValidationFailed"
         case .reachabilityUnavailable: "reachabilityUnavailable"
+        case .streamElementTooLarge(let limit): "streamElementTooLarge(limit: \(limit))"
+        case .unmatchedStub: "unmatchedStub"
         }
     }
 

@@ -11,9 +11,21 @@ extension SessionManager {
     /// - Parameter fileLength: a file upload's length, measured by ``launch(_:)`` when it checked
     ///   that the file is still there.
     func makeTask(for state: TransferState, request: URLRequest, fileLength: Int64) -> URLSessionTask {
+        let task = makeUntaggedTask(for: state, request: request, fileLength: fileLength)
+        // Stubs (`SessionManager(stubs:)`): the URLProtocol finds its registry through this.
+        task.taskDescription = session.sessionDescription
+        return task
+    }
+
+    private func makeUntaggedTask(for state: TransferState, request: URLRequest, fileLength: Int64) -> URLSessionTask {
         switch state.upload {
         case .none:
             return session.dataTask(with: request)
+        case .data(let body) where HTTPStubs.isStubbed(session):
+            // A URLProtocol cannot see an upload task's body on Linux: stubs get it in the request.
+            var withBody = request
+            withBody.httpBody = body
+            return session.dataTask(with: withBody)
         case .data(let body):
             return session.uploadTask(with: request, from: body)
         case .file(let url):
