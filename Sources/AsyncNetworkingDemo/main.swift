@@ -7,7 +7,8 @@ import LoopbackServer
 
 // AsyncNetworking demo: starts the embedded loopback server (127.0.0.1, a free port) and walks
 // through the library: an awaited request, a streamed transfer with live progress, the HTTP layer,
-// a batch, a download paused and resumed, an upload, and Linux's 401 handled.
+// a batch, a download paused and resumed, an upload, Linux's 401 handled, a retried request and a
+// cache hit.
 //
 //   swift run demo                 # everything against the embedded server
 //   swift run demo --size 256      # stream 256 MiB instead of 64
@@ -64,8 +65,14 @@ try await withSessionManager { manager in
     let (_, unauthorized) = try await manager.data(from: server.url("/basic-auth/user/secret"))
     print(String(format: "  got %d in %.1f ms", unauthorized.statusCode, seconds(ContinuousClock.now - before) * 1000))
 
+    print("\n8. a GET retried after 503 + Retry-After: 1, logged with secrets redacted")
+    try await showRetry(manager, server)
+
+    print("\n9. an HTTP cache in one line: a fresh hit, then a revalidation answered by 304")
+    try await showCache(manager, server)
+
     if let urlString = option("--url"), let url = URL(string: urlString) {
-        print("\n8. stream \(url)")
+        print("\n10. stream \(url)")
         try await streamWithProgress(manager, URLRequest(url: url))
     }
     print("\nactive transfers at the end: \(await manager.activeTransferCount)")
