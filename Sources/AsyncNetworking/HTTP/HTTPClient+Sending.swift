@@ -48,7 +48,7 @@ extension HTTPClient {
     public func send<Serializer: ResponseSerializer>(
         _ request: URLRequest, serializer: Serializer
     ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
-        let (data, response, metrics) = try await exchange(request)
+        let (data, response, metrics) = try await cachedExchange(request)
         let value = try serializer.serialize(data, response: response, request: request)
         return HTTPResponse(value: value, response: response, data: data, request: request, metrics: metrics)
     }

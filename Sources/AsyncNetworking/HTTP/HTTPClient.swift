@@ -58,6 +58,12 @@ public struct HTTPClient: Sendable {
     /// Default ``TransferOptions/default``.
     public var transferOptions: TransferOptions
 
+    /// The HTTP cache the verbs and ``send(_:serializer:)`` go through (RFC 9111, `GET` only;
+    /// see ``HTTPCache`` and <doc:Caching>). Default `nil`: no cache. One line turns it on:
+    /// `client.cache = HTTPCache(memoryCapacity: 8 << 20)`. ``dataTask(_:_:parameters:headers:)``
+    /// and the manager's own methods never use it.
+    public var cache: HTTPCache?
+
     /// Creates a client.
     ///
     /// - Parameters:
