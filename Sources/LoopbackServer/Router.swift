@@ -27,6 +27,7 @@ enum Router {
         case ("response-headers", 0): try connection.serveResponseHeaders()
         case ("continue", 0): try connection.serveContinue()
         case ("fault", 1): try connection.serveFault(arguments[0])
+        case ("cache", 1): try connection.serveCache(name: arguments[0])
         default: try connection.respondText(404, "not found")
         }
     }

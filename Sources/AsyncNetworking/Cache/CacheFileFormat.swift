@@ -28,7 +28,7 @@ enum CacheFileFormat {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         guard let head = try? encoder.encode(entry.head), head.count <= Int(UInt32.max) else { return nil }
-        var checksum = FNV1a64()
+        var checksum = CacheChecksum()
         checksum.update(head)
         checksum.update(entry.body)
         var data = Data(capacity: headerSize + head.count + entry.body.count)
@@ -56,7 +56,7 @@ enum CacheFileFormat {
         let headStart = data.startIndex + headerSize
         let head = data[headStart ..< headStart + Int(headLength)]
         let body = data[(headStart + Int(headLength))...]
-        var checksum = FNV1a64()
+        var checksum = CacheChecksum()
         checksum.update(head)
         checksum.update(body)
         guard checksum.value == read(data, at: 20, bytes: 8),
@@ -78,7 +78,7 @@ enum CacheFileFormat {
 }
 
 /// The 64-bit FNV-1a hash, fed in pieces: it detects torn and corrupted files, not tampering.
-struct FNV1a64 {
+struct CacheChecksum {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
     mutating func update(_ data: some DataProtocol) {
