@@ -25,7 +25,8 @@ import Foundation
 extension Connection {
     func serveCache(name: String) throws {
         let now = Int(Date().timeIntervalSince1970)
-        let hits = core.requests.reduce(0) { $0 + ($1.path == request.path ? 1 : 0) }
+        // The log records a request when its response starts, so this one is not in it yet.
+        let hits = core.requests.reduce(1) { $0 + ($1.path == request.path ? 1 : 0) }
         var headers: [(String, String)] = [("Content-Type", "text/plain; charset=utf-8"), ("X-Hit", String(hits))]
         if !request.queryFlag("nodate") {
             headers.append(("Date", HTTPDate.format(epochSeconds: max(0, now + (request.queryInt("date") ?? 0)))))
