@@ -4,9 +4,9 @@ import FoundationNetworking
 #endif
 
 extension HTTPCache {
-    /// One network attempt: sends a request and returns the whole body, the final response and
+    /// One network attempt (`@Sendable`, so callers in any isolation can pass one): sends a request and returns the whole body, the final response and
     /// the metrics (``HTTPClient``'s single exchange, or a pipeline of adapters and retries around it).
-    public typealias Attempt = (URLRequest) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics)
+    public typealias Attempt = @Sendable (URLRequest) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics)
 
     /// Answers `request` from the cache or through `attempt`, storing and revalidating as
     /// RFC 9111 and the request's `cachePolicy` say (see <doc:Caching>). The returned metrics'

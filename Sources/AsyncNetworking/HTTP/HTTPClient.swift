@@ -50,8 +50,9 @@ public struct HTTPClient: Sendable {
     /// here (0.2 becomes 1) rather than silently disabling the timeout.
     public var timeoutInterval: TimeInterval
 
-    /// Each request's cache policy. Default `.useProtocolCachePolicy` (the manager's default
-    /// configuration has no URL cache, so nothing is cached unless you configure one).
+    /// Each request's cache policy. Default `.useProtocolCachePolicy`. Only ``cache`` reads it
+    /// (see <doc:Caching> for each policy); without a cache nothing is cached (URLSession on
+    /// Linux stores nothing, and the curl transport has no cache).
     public var cachePolicy: URLRequest.CachePolicy
 
     /// Options for each transfer: ``TransferOptions/maxResponseBytes``, buffering, priority.
