@@ -17,7 +17,7 @@ func storedEntry(_ path: String, size: Int = 100, headers: [String: String] = ["
     let url = URL(string: "http://127.0.0.1/\(path)")!
     let head = StoredResponse.Head(
         key: CacheKey.make(method: "GET", url: url), url: url, statusCode: 200, headers: HeaderFields(headers),
-        requestTime: Date(), responseTime: Date(), vary: [:]
+        requestTime: Date(timeIntervalSince1970: 1_700_000_000), responseTime: Date(timeIntervalSince1970: 1_700_000_001), vary: [:]
     )
     return StoredResponse(head: head, body: Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ path.count) }))
 }
