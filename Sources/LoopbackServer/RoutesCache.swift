@@ -8,7 +8,8 @@ import Foundation
 /// - `cc=V`: `Cache-Control: V`.
 /// - `etag=T`: `ETag: "T"` (quoted unless it already is an entity tag); `{v}` in `T` is replaced
 ///   by ``LoopbackServer/resourceVersion``, so bumping it changes the representation.
-/// - `lm=S`: `Last-Modified` at now + S (e.g. `-3600`).
+/// - `lm=S`: `Last-Modified` at now + S (e.g. `-3600`); `lm=@E` at E seconds since 1970 (stable
+///   across requests, for `If-Modified-Since` tests).
 /// - `expires=S`: `Expires` at now + S; `expires=bad` sends `Expires: 0` (invalid, so expired).
 /// - `date=S`: `Date` at now + S (default 0); `nodate=1` sends no `Date`.
 /// - `age=N`: `Age: N`.
@@ -36,7 +37,9 @@ extension Connection {
             Self.quotedETag($0.replacingOccurrences(of: "{v}", with: String(core.resourceVersion)))
         }
         if let etag { headers.append(("ETag", etag)) }
-        let lastModified = request.queryInt("lm").map { max(0, now + $0) }
+        let lastModified = request.query("lm").flatMap { value in
+            value.hasPrefix("@") ? Int(value.dropFirst()) : Int(value).map { now + $0 }
+        }.map { max(0, $0) }
         if let lastModified { headers.append(("Last-Modified", HTTPDate.format(epochSeconds: lastModified))) }
         if let expires = request.query("expires") {
             headers.append(("Expires", Int(expires).map { HTTPDate.format(epochSeconds: max(0, now + $0)) } ?? "0"))

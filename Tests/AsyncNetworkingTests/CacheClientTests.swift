@@ -56,7 +56,9 @@ import LoopbackServer
         let clock = CacheTestClock()
         try await withCachedClient(transport, cache: makeTestCache(clock: clock)) { (server, client) async throws in
             // Expires 100 s after Date: fresh at +50, revalidated (Last-Modified) at +150.
-            let expires = ["expires": "100", "lm": "-3600"]
+            // An absolute Last-Modified, so a revalidation a second later still matches.
+            let modified = Int(Date().timeIntervalSince1970) - 3600
+            let expires = ["expires": "100", "lm": "@\(modified)"]
             _ = try await client.cacheGet("e", expires)
             clock.advance(50)
             #expect(try await client.cacheGet("e", expires).cacheOutcome == .fresh)
