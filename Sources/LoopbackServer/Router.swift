@@ -37,6 +37,7 @@ enum Router {
         case ("pipeline", _): try connection.servePipeline(arguments)
         case ("sse", 0): try connection.serveServerSentEvents()
         case ("ndjson", 1): try connection.serveJSONLines(count: arguments[0])
+        case ("cache", 1): try connection.serveCache(name: arguments[0])
         default: try connection.respondText(404, "not found")
         }
     }

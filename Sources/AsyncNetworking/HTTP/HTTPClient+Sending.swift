@@ -49,11 +49,11 @@ extension HTTPClient {
     public func send<Serializer: ResponseSerializer>(
         _ request: URLRequest, serializer: Serializer
     ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
-        var (data, response, metrics) = try await exchange(request)
+        var (data, response, metrics) = try await cachedExchange(request)
         var sent = request
         if let retry = challengeRetry(of: request, after: response) {
             sent = retry
-            (data, response, metrics) = try await exchange(retry)
+            (data, response, metrics) = try await cachedExchange(retry)
         }
         let value = try serializer.serialize(data, response: response, request: sent)
         return HTTPResponse(value: value, response: response, data: data, request: sent, metrics: metrics)

@@ -52,8 +52,9 @@ public struct HTTPClient: Sendable {
     /// here (0.2 becomes 1) rather than silently disabling the timeout.
     public var timeoutInterval: TimeInterval
 
-    /// Each request's cache policy. Default `.useProtocolCachePolicy` (the manager's default
-    /// configuration has no URL cache, so nothing is cached unless you configure one).
+    /// Each request's cache policy. Default `.useProtocolCachePolicy`. Only ``cache`` reads it
+    /// (see <doc:Caching> for each policy); without a cache nothing is cached (URLSession on
+    /// Linux stores nothing, and the curl transport has no cache).
     public var cachePolicy: URLRequest.CachePolicy
 
     /// Options for each transfer: ``TransferOptions/maxResponseBytes``, buffering, priority.
@@ -79,10 +80,16 @@ public struct HTTPClient: Sendable {
     /// and ``send(_:serializer:)``; the task, upload, multipart and download forms deliver the `401`).
     /// Default `nil`. Set it on a copy for one request: `try await client.withCredential(credential).get(...)`.
     public var credential: URLCredential?
+
     /// Adapters, credential, retry policy and monitors for requests sent with
     /// ``send(_:)-(Request<Value>)``. Default: no adapters, no credential, ``DefaultRetryPolicy``, no monitors.
     /// The verbs (`get`, `post`, …) and ``send(_:serializer:)`` do not use it.
     public var pipeline = PipelineConfiguration()
+    /// The HTTP cache the verbs and ``send(_:serializer:)`` go through (RFC 9111, `GET` only;
+    /// see ``HTTPCache`` and <doc:Caching>). Default `nil`: no cache. One line turns it on:
+    /// `client.cache = HTTPCache(memoryCapacity: 8 << 20)`. ``dataTask(_:_:parameters:headers:)``
+    /// and the manager's own methods never use it.
+    public var cache: HTTPCache?
 
     /// Creates a client.
     ///

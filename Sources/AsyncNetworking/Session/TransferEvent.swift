@@ -69,6 +69,10 @@ public struct TransferMetrics: Sendable, Hashable {
     /// The last attempt's connection, as the transport measured it: on the curl transport from
     /// libcurl's `CURLINFO_*`; `nil` on URLSession (which reports no metrics on Linux).
     public var connection: ConnectionMetrics?
+    /// Where the response came from when an ``HTTPCache`` handled the request (see
+    /// ``HTTPClient/cache``): a fresh hit, a revalidation, or the network. `nil` when no cache was
+    /// consulted. A response served from the cache has zero ``bytesSent`` and ``bytesReceived``.
+    public var cacheOutcome: HTTPCacheOutcome?
 
     /// Creates a metrics value.
     public init(
