@@ -57,13 +57,15 @@ struct ManagerParityProgressTests {
 
     @Test func cancellingTheProgressCancelsTheTransfer() async throws {
         try await withServerAndManager { server, manager in
-            var request = URLRequest(url: server.url("/upload?pace=5"))
+            // The server sleeps 100 ms per read of its buffer: 32 MiB takes far longer than any deadline here, so however late the
+            // cancel comes on a loaded machine, the body is never all sent before it.
+            var request = URLRequest(url: server.url("/upload?pace=100"))
             request.httpMethod = "POST"
-            let handle = try await manager.uploadTask(with: request, from: Data(count: 16 << 20))
+            let handle = try await manager.uploadTask(with: request, from: Data(count: 32 << 20))
             let probe = await ProgressProbe()
             await probe.bind(handle, direction: .upload)
             #expect(await eventually { await probe.completed > 0 })
-            #expect(await probe.total == 16 << 20)
+            #expect(await probe.total == 32 << 20)
             await probe.cancel()
             let error = await expectNetworkingError { _ = try await collectEvents(handle) }
             #expect(error?.kind == .cancelled)

@@ -83,9 +83,11 @@ public struct HTTPClient: Sendable {
 
     /// Adapters, credential, retry policy and monitors for requests sent with
     /// ``send(_:)-(Request<Value>)``. Default: no adapters, no credential, ``DefaultRetryPolicy``, no monitors.
-    /// The verbs (`get`, `post`, …) and ``send(_:serializer:)`` do not use it.
+    /// The verbs (`get`, `post`, …) and ``send(_:serializer:)`` do not use it: like AFNetworking's
+    /// verbs they send once; send a ``Request`` for adapters, retries and monitors.
     public var pipeline = PipelineConfiguration()
-    /// The HTTP cache the verbs and ``send(_:serializer:)`` go through (RFC 9111, `GET` only;
+    /// The HTTP cache the verbs, ``send(_:serializer:)`` and the request pipeline's `send(Request)`
+    /// (around each attempt, inside its retries) go through (RFC 9111, `GET` only;
     /// see ``HTTPCache`` and <doc:Caching>). Default `nil`: no cache. One line turns it on:
     /// `client.cache = HTTPCache(memoryCapacity: 8 << 20)`. ``dataTask(_:_:parameters:headers:)``
     /// and the manager's own methods never use it.

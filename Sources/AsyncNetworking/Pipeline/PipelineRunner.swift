@@ -50,6 +50,18 @@ extension HTTPClient {
                 result = await wrapper(sent) { request in
                     await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress)
                 }
+            } else if let cache {
+                // The HTTP cache wraps each attempt: a fresh hit never reaches the network, a stale
+                // entry is revalidated on every attempt, a 503 still goes to the retry policy.
+                let (attemptNumber, attemptClient) = (attempt, client)
+                do {
+                    let answer = try await cache.exchange(sent) { request throws(NetworkingError) in
+                        try await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress).get()
+                    }
+                    result = .success(answer)
+                } catch {
+                    result = .failure(error)
+                }
             } else {
                 result = await client.runAttempt(sent, attempt: attempt, deadline: deadline, progress: progress)
             }
