@@ -43,18 +43,8 @@ enum NamespaceSupport {
     /// Runs `ip` with `arguments`; throws with its output when it fails.
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ipPath)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailed(arguments: arguments, status: process.terminationStatus, output: output)
-        }
+        let (status, output) = try Subprocess.run(ipPath, arguments)
+        guard status == 0 else { throw CommandFailed(arguments: arguments, status: status, output: output) }
         return output
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// A real TLS server on 127.0.0.1 for the security tests: a small Python script (python3's `ssl`,
@@ -8,7 +9,7 @@ import Testing
 /// `ok METHOD PATH connection N`. With a client CA it requires a client certificate (mutual TLS).
 final class TLSTestServer: Sendable {
     let port: Int
-    private let process: Process
+    private let child: Subprocess.Child
     private let logURL: URL
 
     /// Starts the server and waits (up to ``hangDeadline``) until it listens.
@@ -19,23 +20,20 @@ final class TLSTestServer: Sendable {
         }
         logURL = directory.appendingPathComponent("server-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, certificateChain.path, key.path, clientCA?.path ?? "-", logURL.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
+        let child = try Subprocess.start(
+            "/usr/bin/env", ["python3", script.path, certificateChain.path, key.path, clientCA?.path ?? "-", logURL.path]
+        )
+        self.child = child
         let deadline = Date().addingTimeInterval(hangDeadline)
         var port: Int?
-        while port == nil, Date() < deadline, process.isRunning {
+        while port == nil, Date() < deadline, child.isRunning {
             port = (try? String(contentsOf: logURL, encoding: .utf8))?
                 .split(separator: "\n").first { $0.hasPrefix("PORT ") }
                 .flatMap { Int($0.dropFirst(5)) }
             if port == nil { usleep(20_000) }
         }
         guard let port else {
-            process.terminate()
+            child.terminate()
             throw TLSTestError("the TLS test server did not start")
         }
         self.port = port
@@ -58,11 +56,13 @@ final class TLSTestServer: Sendable {
     /// Kills the server (SIGKILL: the test process may block SIGTERM in the thread that spawned
     /// it, and a child inherits that mask) and reaps it.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        stopped.withLock { done in
+            guard !done else { return }
+            done = true
+            child.terminate(SIGKILL)
         }
     }
+    private let stopped = Mutex(false)
 
     deinit { stop() }
 

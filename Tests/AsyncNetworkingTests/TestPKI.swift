@@ -30,18 +30,9 @@ struct TestPKI: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-pki-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(Self.script.utf8).write(to: directory.appendingPathComponent("make.sh"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["make.sh", Self.clientKeyPassphrase]
-        process.currentDirectoryURL = directory
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let output = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TLSTestError("making the test PKI failed: \(String(decoding: output, as: UTF8.self))")
+        let (status, output) = try Subprocess.run("/bin/sh", ["make.sh", Self.clientKeyPassphrase], in: directory.path)
+        guard status == 0 else {
+            throw TLSTestError("making the test PKI failed: \(output)")
         }
     }
 

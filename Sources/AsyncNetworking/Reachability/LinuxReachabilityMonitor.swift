@@ -42,7 +42,10 @@ final class LinuxReachabilityMonitor: Sendable {
         thread.name = "AsyncNetworking.Reachability"
         thread.start()
         if let message = startup.wait() {
-            close(pipeEnds[1])
+            // Through `stop()`, never a bare `close`: the instance is fully initialized, so its
+            // deinit runs after this throw and would close the write end a second time — by then
+            // possibly another thread's socket or file under the same number.
+            stop()
             throw NetworkingError(.reachabilityUnavailable, message)
         }
     }
