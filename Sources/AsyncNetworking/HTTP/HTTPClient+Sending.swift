@@ -80,7 +80,10 @@ extension HTTPClient {
 
     /// Runs `request` to the end through its event stream and returns the body, the final response
     /// and the metrics. A failure carries the request, the response and the body received.
-    func exchange(_ request: URLRequest) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
+    /// `progress`, when given, sees the upload and download progress events as they pass.
+    func exchange(
+        _ request: URLRequest, progress: ((TransferEvent) -> Void)? = nil
+    ) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
         let handle = try await manager.dataTask(with: request, options: transferOptions)
         var iterator = handle.events.makeAsyncIterator()
         var body = Data()
@@ -96,7 +99,9 @@ extension HTTPClient {
                 case .completed(let metrics):
                     guard let response else { break }
                     return (body, response, metrics)
-                case .uploadProgress, .downloadProgress, .downloaded:
+                case .uploadProgress, .downloadProgress:
+                    progress?(event)
+                case .downloaded:
                     break
                 }
             }

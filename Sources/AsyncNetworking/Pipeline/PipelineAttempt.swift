@@ -49,50 +49,20 @@ extension HTTPClient {
     private func attemptOnce(
         _ request: URLRequest, attempt: Int, progress: (@Sendable (RequestProgress) -> Void)?
     ) async -> AttemptResult {
-        do throws(NetworkingError) {
-            if let progress {
-                return .success(try await observedExchange(request, attempt: attempt, progress: progress))
+        let observe = progress.map { report in
+            { (event: TransferEvent) in
+                switch event {
+                case .uploadProgress(let sent): report(.upload(sent, attempt: attempt))
+                case .downloadProgress(let received): report(.download(received, attempt: attempt))
+                default: break
+                }
             }
-            let (data, response, metrics) = try await exchange(request)
+        }
+        do throws(NetworkingError) {
+            let (data, response, metrics) = try await exchange(request, progress: observe)
             return .success((data, response, metrics))
         } catch {
             return .failure(error)
         }
-    }
-
-    /// ``exchange(_:)`` that also reports progress. Kept beside it rather than changing it, so the
-    /// plain exchange stays the single-attempt primitive other layers wrap.
-    private func observedExchange(
-        _ request: URLRequest, attempt: Int, progress: @Sendable (RequestProgress) -> Void
-    ) async throws(NetworkingError) -> (data: Data, response: HTTPURLResponse, metrics: TransferMetrics) {
-        let handle = try await manager.dataTask(with: request, options: transferOptions)
-        var iterator = handle.events.makeAsyncIterator()
-        var body = Data()
-        var response: HTTPURLResponse?
-        do {
-            while let event = try await iterator.next() {
-                switch event {
-                case .response(let head):
-                    response = head
-                    body = Data()
-                case .data(let chunk):
-                    body.append(chunk)
-                case .uploadProgress(let sent):
-                    progress(.upload(sent, attempt: attempt))
-                case .downloadProgress(let received):
-                    progress(.download(received, attempt: attempt))
-                case .completed(let metrics):
-                    guard let response else { break }
-                    return (body, response, metrics)
-                case .downloaded:
-                    break
-                }
-            }
-        } catch {
-            throw error.adding(request: request, response: response, body: body.isEmpty ? nil : body)
-        }
-        throw NetworkingError(
-            .transport(.badServerResponse), "the transfer ended without an HTTP response", request: request
-        )
     }
 }

@@ -108,6 +108,7 @@ final class StubURLProtocol: URLProtocol {
     /// URLSession has not stopped loading, so no call reaches the client after `stopLoading()`
     /// and no two calls overlap. (`@unchecked`: the lock is what makes the access safe.)
     private struct Target: @unchecked Sendable {
+        // reason: `StubURLProtocol` is not Sendable; every use holds `loading`'s lock (see above).
         let protocolInstance: StubURLProtocol
         let loading: SanitizedMutex<Loading>
 
