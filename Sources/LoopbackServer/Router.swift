@@ -38,6 +38,7 @@ enum Router {
         case ("sse", 0): try connection.serveServerSentEvents()
         case ("ndjson", 1): try connection.serveJSONLines(count: arguments[0])
         case ("cache", 1): try connection.serveCache(name: arguments[0])
+        case ("auth-redirect", 2): try connection.serveAuthRedirect(user: arguments[0], password: arguments[1])
         default: try connection.respondText(404, "not found")
         }
     }

@@ -40,10 +40,13 @@ extension HTTPClient {
         return copy
     }
 
-    /// The request to send again after `response`, when it is a `401` with a Basic challenge, the
-    /// request carried no `Authorization` and ``credential`` has a user and a password.
+    /// The request to send again after `response`, when it is a `401` with a Basic challenge from
+    /// the request's own origin, the request carried no `Authorization` and ``credential`` has a
+    /// user and a password. A 401 from another origin (after a redirect) is the result: the
+    /// credential is given for the request's origin and never answers anyone else's challenge.
     func challengeRetry(of request: URLRequest, after response: HTTPURLResponse) -> URLRequest? {
-        guard response.statusCode == 401, let credential, let user = credential.user, let password = credential.password,
+        guard response.statusCode == 401, RedirectRules.isSameOrigin(request.url, response.url ?? request.url),
+              let credential, let user = credential.user, let password = credential.password,
               request.value(forHTTPHeaderField: "Authorization") == nil,
               let challenge = response.value(forHTTPHeaderField: "WWW-Authenticate"),
               Self.offersBasic(challenge)

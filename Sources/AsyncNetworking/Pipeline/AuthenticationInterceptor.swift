@@ -17,6 +17,10 @@ import FoundationNetworking
 ///   refusal is the request's result). A failed renewal fails every waiting request with its
 ///   error (a ``NetworkingError`` as it is, anything else as
 ///   ``NetworkingError/Kind/authenticationFailed``).
+/// - The credential is a header of the request it adapts, so it goes only to that request's
+///   origin: the manager's redirect rules drop it on a redirect to another origin (see
+///   ``SessionManager``'s redirect rules), and a 401 from another origin is the request's result —
+///   it renews nothing, since the credential was never sent there.
 /// - Waiting follows the caller's task: cancelling it ends its wait at once with
 ///   ``NetworkingError/Kind/cancelled``; the renewal goes on for the others.
 ///

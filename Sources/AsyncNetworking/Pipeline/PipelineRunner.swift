@@ -77,7 +77,10 @@ extension HTTPClient {
                 if response.statusCode == 401 || response.statusCode == 407 {
                     emit(.challenged(id, attempt: attempt, response))
                 }
-                if !renewedCredential, let authenticator = pipeline.authenticator {
+                // A 401 from another origin (after a redirect) says nothing about the credential,
+                // which was never sent there: it is the result, and nothing is renewed for it.
+                if !renewedCredential, let authenticator = pipeline.authenticator,
+                   RedirectRules.isSameOrigin(sent.url, response.url ?? sent.url) {
                     let retry: Bool
                     do { retry = try await authenticator.shouldRetry(sent, response: response) } catch {
                         throw fail(error.adding(request: sent), metrics: metrics)

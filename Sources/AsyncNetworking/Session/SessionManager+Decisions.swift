@@ -87,6 +87,10 @@ extension SessionManager {
         publishRedirect(state, response: response, newRequest: request)
         guard RedirectRules.keepsMethodAndBody(response.statusCode), state.hasReplayableBody,
               RedirectRules.sendsBody(request.httpMethod) else {
+            // The transport follows with this request: it is the current request from now on, so
+            // a later hop's proposal (a 307/308 re-send) starts from it, not from the original
+            // request and the credentials it carried for the first origin.
+            state.currentRequest = request
             return request
         }
         guard state.redirectCount <= RedirectRules.maximumRedirects else {
@@ -147,12 +151,12 @@ extension SessionManager {
                 let answer = await hook(context)
                 guard self.isAwaitingDecision(state, taskIdentifier) else { return }
                 switch answer {
-                case .useCredential(let credential): self.accept(credential, challenge: completion, for: state, method: method)
+                case .useCredential(let credential): self.accept(credential, challenge: completion, for: state, space: challenge.protectionSpace)
                 case .refuse: self.refuse(challenge: completion, for: state)
                 }
             }
         } else if let credential = credentials[challenge.protectionSpace.host.lowercased()] {
-            accept(credential, challenge: completion, for: state, method: method)
+            accept(credential, challenge: completion, for: state, space: challenge.protectionSpace)
         } else {
             refuse(challenge: completion, for: state)
         }
@@ -229,9 +233,9 @@ extension SessionManager {
 
     private func accept(
         _ credential: URLCredential, challenge completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void,
-        for state: TransferState, method: String
+        for state: TransferState, space: URLProtectionSpace
     ) {
-        if resendsStreamedBody(of: state, with: credential, method: method) {
+        if resendsStreamedBody(of: state, with: credential, space: space) {
             // The retry is a new attempt of ours, with a fresh body stream (see below).
             return completion(.cancelAuthenticationChallenge, nil)
         }
@@ -257,17 +261,20 @@ extension SessionManager {
     /// URLSession on Linux answers a challenge by re-sending the request itself, and re-sends a
     /// streamed body (a stream upload, a file upload) from the stream it already read: the server
     /// gets an empty or truncated body. For HTTP Basic the manager retries itself instead, as a new
-    /// attempt with an `Authorization` header and a fresh stream from the transfer's producer.
+    /// attempt with a fresh stream from the transfer's producer; the credential, scoped to the
+    /// challenge's protection space, is added to that attempt (and to later ones to the same
+    /// origin) by ``launch(_:)`` — never to a redirect to another origin.
     /// - Returns: whether the retry was arranged (the challenge is then cancelled).
-    private func resendsStreamedBody(of state: TransferState, with credential: URLCredential, method: String) -> Bool {
-        guard case .urlSession = engine, method == NSURLAuthenticationMethodHTTPBasic,
-              let user = credential.user, let password = credential.password else { return false }
+    private func resendsStreamedBody(of state: TransferState, with credential: URLCredential, space: URLProtectionSpace) -> Bool {
+        guard case .urlSession = engine, space.authenticationMethod == NSURLAuthenticationMethodHTTPBasic,
+              credential.user != nil, credential.password != nil,
+              let scoped = ScopedCredential(credential, space: space) else { return false }
         switch state.upload {
         case .stream, .file: break
         case .none, .data: return false
         }
-        var resend = state.currentRequest
-        resend.setValue("Basic " + Data("\(user):\(password)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+        let resend = state.currentRequest
+        state.credential = scoped
         state.authenticationAttempts += 1
         state.pendingAuthentication = nil
         state.deferred = nil

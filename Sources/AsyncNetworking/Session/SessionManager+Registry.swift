@@ -17,6 +17,8 @@ extension SessionManager {
         }
         let id = id ?? nextTransferID()
         let state = TransferState(id: id, request: request, upload: upload, options: options, sink: makeSink(id))
+        // The configuration's headers become request headers now, under the redirect rules.
+        state.currentRequest = configurationHeaders.applied(to: request)
         transfers[id] = state
         if !state.isHeld { schedule(state) }
         return state
@@ -61,7 +63,9 @@ extension SessionManager {
             }
             fileLength = try Self.checkUploadSource(state.upload, request: state.originalRequest)
             try makeBodyStream(for: state)
-            request = try state.sink.request(forLaunching: state.currentRequest, transfer: state)
+            // An answered challenge's credential goes only to its own origin (CredentialScope).
+            let launching = state.credential?.applied(to: state.currentRequest) ?? state.currentRequest
+            request = try state.sink.request(forLaunching: launching, transfer: state)
             // Every attempt (a redirect's, a retry's) is judged by its own host's policy.
             policy = try securityPolicy(checking: request)
         } catch {

@@ -58,6 +58,9 @@ public actor SessionManager {
     public internal(set) var defaultDownloadDestination: DownloadDestination = .uniqueTemporaryFile
     var hooks = SessionHooks()
     var credentials: [String: URLCredential] = [:]
+    /// The configuration's `httpAdditionalHeaders`, merged into each transfer's request by the
+    /// Session layer so the redirect rules govern them (see ``CredentialScope``).
+    nonisolated let configurationHeaders: ConfigurationHeaders
     /// The TLS policies: per host, and a default (see ``setSecurityPolicy(_:forHost:)``).
     var securityPolicies: SecurityPolicyTable
     /// Transfers waiting for reachability (see ``setWaitsForConnectivity(_:reachability:)``).
@@ -84,8 +87,11 @@ public actor SessionManager {
     ///
     /// - Parameters:
     ///   - configuration: the session's configuration. Default: ``defaultConfiguration()``, tuned for
-    ///     services (no URL cache, no cookies, no credential storage). The curl transport reads its
-    ///     `httpAdditionalHeaders`, `timeoutIntervalForRequest`, `timeoutIntervalForResource` and
+    ///     services (no URL cache, no cookies, no credential storage). Its `httpAdditionalHeaders`
+    ///     are merged into each transfer's request by the manager (a request's own field wins), on
+    ///     both transports, so `Authorization`, `Cookie` and `Proxy-Authorization` given there never
+    ///     follow a redirect to another origin (``session``'s configuration lacks those three). The
+    ///     curl transport also reads `timeoutIntervalForRequest`, `timeoutIntervalForResource` and
     ///     `httpMaximumConnectionsPerHost`; it keeps no cookies and no URL cache.
     ///   - maxConcurrentTransfers: at most this many transfers run at once; more wait in priority
     ///     order (see ``TransferOptions/priority``). Default `nil`: no limit beyond the per-host
@@ -110,7 +116,12 @@ public actor SessionManager {
         self.delegateQueue = delegateQueue
         self.scheduler = TransferScheduler(limit: maxConcurrentTransfers)
         self.securityPolicies = SecurityPolicyTable(defaultPolicy: securityPolicy)
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        self.configurationHeaders = ConfigurationHeaders(configuration)
+        // URLSession would add credential-bearing configuration headers to every request it sends,
+        // redirects to other origins included: they are merged per transfer instead.
+        self.session = URLSession(
+            configuration: CredentialScope.sessionConfiguration(configuration), delegate: delegate, delegateQueue: delegateQueue
+        )
         #if os(Linux) && canImport(CCurlShim)
         let relay = CurlEventRelay()
         switch transport {

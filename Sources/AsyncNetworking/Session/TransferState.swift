@@ -110,8 +110,8 @@ final class TransferState {
     var connectionMetrics: ConnectionMetrics?
     /// Credentials tried for this transfer (transports that answer challenges in the Session layer).
     var authenticationAttempts = 0
-    /// A credential to send with the next attempt (set when a challenge was answered).
-    var credential: URLCredential?
+    /// The credential that answered a challenge, sent with later attempts to its origin only.
+    var credential: ScopedCredential?
 
     var startDate = Date()
     var startInstant = ContinuousClock.now

@@ -8,8 +8,6 @@ import Synchronization
 /// translation of a transfer's next attempt into a ``CurlRequest``.
 final class CurlSessionTransport: Sendable {
     let loop: CurlMultiLoop
-    /// Headers every request gets unless it sets them (the configuration's `httpAdditionalHeaders`).
-    let additionalHeaders: [(name: String, value: String)]
     /// The configuration's `timeoutIntervalForResource`, when shorter than URLSession's 7 days.
     let totalTimeout: Duration?
     /// The configuration's `timeoutIntervalForRequest`, used when a request keeps the default 60 s.
@@ -20,31 +18,21 @@ final class CurlSessionTransport: Sendable {
         var loopConfiguration = CurlMultiLoop.Configuration()
         loopConfiguration.maxHostConnections = max(1, configuration.httpMaximumConnectionsPerHost)
         loop = try CurlMultiLoop(configuration: loopConfiguration, handler: deliver)
-        additionalHeaders = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
-            guard let name = key as? String else { return nil }
-            return (name: name, value: "\(value)")
-        }
         let resource = configuration.timeoutIntervalForResource
         totalTimeout = resource > 0 && resource < 604_800 ? .milliseconds(Int64(resource * 1000)) : nil
         defaultIdleTimeout = configuration.timeoutIntervalForRequest
     }
 
-    /// The curl request for an attempt of `state`: its current request (with the sink's additions),
-    /// the upload source, timeouts, the flow-control window, and a credential if a challenge was
-    /// answered.
+    /// The curl request for an attempt of `state`: exactly the request the Session layer built
+    /// (configuration headers and an answered credential are already in it, under the redirect
+    /// rules — nothing that carries a credential is added here), the upload source, timeouts and
+    /// the flow-control window.
     func makeRequest(
-        _ request: URLRequest, upload: UploadSource, fileLength: Int64, credential: URLCredential?, window: Int?,
+        _ request: URLRequest, upload: UploadSource, fileLength: Int64, window: Int?,
         streamedBody: InputStream? = nil
     ) throws(NetworkingError) -> (CurlRequest, bodyStream: InputStream?) {
         guard let url = request.url else { throw NetworkingError(.invalidURL, "the request has no URL", request: request) }
-        var headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
-        for extra in additionalHeaders where !headers.contains(where: { $0.name.caseInsensitiveCompare(extra.name) == .orderedSame }) {
-            headers.append(extra)
-        }
-        if let credential, let user = credential.user, let password = credential.password,
-           !headers.contains(where: { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame }) {
-            headers.append((name: "Authorization", value: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()))
-        }
+        let headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
         var stream: InputStream?
         let body: CurlRequestBody
         switch upload {

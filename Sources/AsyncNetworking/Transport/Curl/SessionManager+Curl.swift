@@ -15,7 +15,7 @@ extension SessionManager {
             self?.reportConsumption(consumed, of: id)
         }
         var (curlRequest, stream) = try curl.makeRequest(
-            request, upload: state.upload, fileLength: fileLength, credential: state.credential, window: window,
+            request, upload: state.upload, fileLength: fileLength, window: window,
             streamedBody: state.takePendingBodyStream()
         )
         curlRequest.options.tls = CurlTLSOptions(policy: policy)
@@ -145,18 +145,22 @@ extension SessionManager {
             failureResponse: response, error: nil, sender: CurlChallengeSender()
         )
         taskDidReceive(challenge: challenge, taskIdentifier: identifier) { [weak self] disposition, credential in
-            self?.assumeIsolated { $0.curlChallengeAnswered(disposition, credential, identifier: identifier) }
+            self?.assumeIsolated { $0.curlChallengeAnswered(disposition, credential, space: space, identifier: identifier) }
         }
     }
 
     /// A credential retries the request in a new attempt; a refusal already delivered the 401/407.
+    /// The credential is scoped to the challenge's protection space: the Session layer adds it to
+    /// later attempts to that origin only (``ScopedCredential``), never to a redirect elsewhere.
     private func curlChallengeAnswered(
-        _ disposition: URLSession.AuthChallengeDisposition, _ credential: URLCredential?, identifier: Int
+        _ disposition: URLSession.AuthChallengeDisposition, _ credential: URLCredential?, space: URLProtectionSpace,
+        identifier: Int
     ) {
         transfersByTask[identifier]?.challengePending = false
         guard disposition == .useCredential, let credential,
               let state = transfersByTask[identifier], let attempt = state.task as? CurlAttempt else { return }
-        state.credential = credential
+        guard let scoped = ScopedCredential(credential, space: space) else { return deliverPendingAuthentication(of: state) }
+        state.credential = scoped
         state.authenticationAttempts += 1
         state.resendRequest = state.currentRequest
         if attempt.hasCompleted {
