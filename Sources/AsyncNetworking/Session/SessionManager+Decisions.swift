@@ -235,8 +235,8 @@ extension SessionManager {
         _ credential: URLCredential, challenge completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void,
         for state: TransferState, space: URLProtectionSpace
     ) {
-        if resendsStreamedBody(of: state, with: credential, space: space) {
-            // The retry is a new attempt of ours, with a fresh body stream (see below).
+        if retriesWithScopedCredential(state, credential, space: space) {
+            // The retry is a new attempt of ours (see below).
             return completion(.cancelAuthenticationChallenge, nil)
         }
         if state.pendingAuthentication != nil {
@@ -258,21 +258,19 @@ extension SessionManager {
         deliverPendingAuthentication(of: state)
     }
 
-    /// URLSession on Linux answers a challenge by re-sending the request itself, and re-sends a
-    /// streamed body (a stream upload, a file upload) from the stream it already read: the server
-    /// gets an empty or truncated body. For HTTP Basic the manager retries itself instead, as a new
-    /// attempt with a fresh stream from the transfer's producer; the credential, scoped to the
-    /// challenge's protection space, is added to that attempt (and to later ones to the same
-    /// origin) by ``launch(_:)`` — never to a redirect to another origin.
+    /// URLSession on Linux answers a challenge by re-sending the request itself: it re-sends a
+    /// streamed body (a stream upload, a file upload) from the stream it already read, so the
+    /// server gets an empty or truncated body, and the credential it keeps is below our redirect
+    /// rules (a redirect after the answered 401 was seen to loop back to the challenged URL until
+    /// `.httpTooManyRedirects`). For HTTP Basic from an origin server the manager retries itself
+    /// instead, as on curl: a new attempt (with a fresh stream from the transfer's producer), to
+    /// which ``launch(_:)`` adds the credential scoped to the challenge's protection space — and to
+    /// later attempts to that origin only, never to a redirect elsewhere.
     /// - Returns: whether the retry was arranged (the challenge is then cancelled).
-    private func resendsStreamedBody(of state: TransferState, with credential: URLCredential, space: URLProtectionSpace) -> Bool {
-        guard case .urlSession = engine, space.authenticationMethod == NSURLAuthenticationMethodHTTPBasic,
+    private func retriesWithScopedCredential(_ state: TransferState, _ credential: URLCredential, space: URLProtectionSpace) -> Bool {
+        guard case .urlSession = engine, space.authenticationMethod == NSURLAuthenticationMethodHTTPBasic, !space.isProxy(),
               credential.user != nil, credential.password != nil,
               let scoped = ScopedCredential(credential, space: space) else { return false }
-        switch state.upload {
-        case .stream, .file: break
-        case .none, .data: return false
-        }
         let resend = state.currentRequest
         state.credential = scoped
         state.authenticationAttempts += 1
