@@ -10,6 +10,8 @@ import FoundationNetworking
 /// - When the origin changes (scheme, host or port), `Authorization`, `Cookie` and
 ///   `Proxy-Authorization` are removed from the proposed request, for every redirect status. A
 ///   redirect hook sees the request already stripped and may add them back on purpose.
+///   Configuration headers are request headers by then, and an answered credential is added per
+///   attempt to its own origin only (``CredentialScope``).
 /// - 307 and 308 keep the method and the body; 301, 302 and 303 follow the transport's usual rules
 ///   (a POST becomes a GET).
 enum RedirectRules {

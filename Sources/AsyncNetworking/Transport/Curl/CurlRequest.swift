@@ -121,6 +121,9 @@ struct CurlTransferOptions: Sendable, Hashable {
     /// Default ``CurlHTTPVersion/automatic``.
     var httpVersion = CurlHTTPVersion.automatic
     /// Answered by curl itself when set. Default `nil` (a 401 is delivered as is).
+    /// Never set by ``SessionManager``: the Session layer answers challenges and adds an answered
+    /// credential itself, scoped to its origin (``ScopedCredential``); curl follows no redirect,
+    /// so this applies to one attempt's URL only (loop-level use and tests).
     var credential: CurlCredential?
     /// When `false`, ignores proxy environment variables (`CURLOPT_PROXY ""`). Default `true`:
     /// `http_proxy`, `https_proxy`, `no_proxy`… as curl reads them.
