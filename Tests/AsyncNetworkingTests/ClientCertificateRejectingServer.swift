@@ -110,7 +110,18 @@ final class ClientCertificateRejectingServer: Sendable {
                 if not chunk:
                     break
                 data += chunk
-            log("REQUEST " + data.split(b"\r\n", 1)[0].decode("latin-1"))
+            head, _, rest = data.partition(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value.strip())
+            while len(rest) < length:  # read the whole body: closing with unread bytes would reset
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                rest += chunk
+            log("REQUEST " + head.split(b"\r\n", 1)[0].decode("latin-1"))
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\nConnection: close\r\n\r\naccepted")
         except Exception as e:
             log("CONNECTION-ERROR " + str(e))
