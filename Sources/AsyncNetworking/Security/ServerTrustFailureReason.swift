@@ -83,9 +83,19 @@ enum ServerTrustClassifier {
         "alert certificate expired", "alert certificate revoked", "alert unsupported certificate", "alert access denied",
     ]
 
-    static func classify(code: Int32, message: String, evaluation: SecurityPolicy.Evaluation) -> Outcome {
+    /// `handshake` and `responseStarted` (a response line arrived) let a connection that ended
+    /// right after a handshake in which the server asked for a client certificate be classified
+    /// by what the handshake showed, whatever curl's words (see ``TLSHandshakeNotes``).
+    static func classify(
+        code: Int32, message: String, evaluation: SecurityPolicy.Evaluation,
+        handshake: TLSHandshakeNotes = TLSHandshakeNotes(), responseStarted: Bool = false
+    ) -> Outcome {
         let text = message.lowercased()
         if code == 35 || code == 56, clientCertificateAlerts.contains(where: text.contains) {
+            return .clientRejected
+        }
+        if code == 98 { return .clientRejected } // SSL_CLIENTCERT: the server required a certificate
+        if handshake.showsClientCertificateRejection(code: code, responseStarted: responseStarted) {
             return .clientRejected
         }
         switch code {

@@ -89,9 +89,16 @@ extension SessionManager {
 
 extension NetworkingError {
     /// The error for a failed TLS handshake with `host` under `policy`, or `nil` when `code` is not
-    /// a TLS failure. `message` is libcurl's error text (kept in the message).
-    static func tls(code: Int32, message: String, host: String, policy: SecurityPolicy) -> NetworkingError? {
-        switch ServerTrustClassifier.classify(code: code, message: message, evaluation: policy.evaluation) {
+    /// a TLS failure. `message` is libcurl's error text (kept in the message); `handshake` and
+    /// `responseStarted` are what the connection showed (``TLSHandshakeNotes``).
+    static func tls(
+        code: Int32, message: String, host: String, policy: SecurityPolicy,
+        handshake: TLSHandshakeNotes = TLSHandshakeNotes(), responseStarted: Bool = false
+    ) -> NetworkingError? {
+        let outcome = ServerTrustClassifier.classify(
+            code: code, message: message, evaluation: policy.evaluation, handshake: handshake, responseStarted: responseStarted
+        )
+        switch outcome {
         case .notTLS:
             return nil
         case .clientIdentity:

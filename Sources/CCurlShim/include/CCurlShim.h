@@ -269,6 +269,29 @@ int ancurl_multi_info_read(ancurl_multi *multi, ancurl_easy **easy, int *result)
 ancurl_slist *ancurl_slist_append(ancurl_slist *list, const char *string);
 void ancurl_slist_free(ancurl_slist *list);
 
+/* ---- Connection notes (CCurlConnectionNotes.c) ---- */
+
+/* TLS handshake notes of the last TLS connection an easy handle made (bits, and the last alert
+   received from the server in bits 8-15). */
+#define ANCURL_TLS_CERTIFICATE_REQUESTED 1u /* the server sent a CertificateRequest */
+#define ANCURL_TLS_SENT_NO_CERTIFICATE   2u /* we answered with an empty Certificate */
+#define ANCURL_TLS_SENT_CERTIFICATE      4u /* we answered with a certificate */
+#define ANCURL_TLS_ALERT_RECEIVED        8u /* the server sent an alert (its description in bits 8-15) */
+/* Sets CURLOPT_SSL_CTX_FUNCTION so that every new TLS connection of `easy` records its notes
+   (OpenSSL's message callback, through the libssl libcurl loaded). Returns 0, a CURLcode, or -1
+   when no libssl with the needed functions is loaded (then nothing is set). */
+int ancurl_tls_notes_install(ancurl_easy *easy);
+/* The notes recorded for `easy` since the last call (0 when none), and forgets them. */
+unsigned ancurl_tls_notes_take(ancurl_easy *easy);
+/* Sets CURLOPT_CLOSESOCKETFUNCTION: before the socket of an armed connection is closed, what is
+   pending in its receive buffer (up to 64 KiB) is read and kept. Returns 0 or a CURLcode. */
+int ancurl_drain_install(ancurl_easy *easy);
+/* Arms the connection whose local port is `port` (as CURLOPT_PREREQFUNCTION reports it). */
+void ancurl_drain_arm(int port);
+/* Copies what was drained from the connection on local port `port` when curl closed it (0 bytes
+   if it was not closed or had nothing pending), and disarms it. */
+size_t ancurl_drain_take(int port, void *buffer, size_t capacity);
+
 #ifdef __cplusplus
 }
 #endif

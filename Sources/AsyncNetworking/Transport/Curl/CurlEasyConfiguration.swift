@@ -76,6 +76,7 @@ enum CurlEasyConfiguration {
             }
             if case .file(let url, _, _) = body { try open(url, for: transfer) }
             try set(easy, ANCURLOPT_UPLOAD, 1)
+            try CurlEarlyResponse.install(on: transfer)
             try check(ancurl_easy_setopt_off_t(easy, ANCURLOPT_INFILESIZE_LARGE, length ?? -1), "INFILESIZE_LARGE")
             try check(ancurl_easy_setopt_func(easy, ANCURLOPT_READFUNCTION, CurlCallbacks.read), "READFUNCTION")
             try set(easy, ANCURLOPT_READDATA, pointer: userdata)

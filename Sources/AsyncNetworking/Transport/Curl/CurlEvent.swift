@@ -47,6 +47,11 @@ struct CurlCompletion: Sendable {
     /// Set when the policy's ``ServerTrustEvaluator`` refused the connection (``code`` is then
     /// `CURLE_ABORTED_BY_CALLBACK`, and nothing of the request was sent). Default `nil`.
     var trustRejection: ServerTrustFailureReason? = nil
+    /// What the TLS handshake of the connection this transfer made showed (empty for a reused
+    /// connection or cleartext). Default empty.
+    var handshake = TLSHandshakeNotes()
+    /// Whether any response line (a status line) arrived. Default `false`.
+    var responseStarted = false
 
     /// Whether curl reported success.
     var succeeded: Bool { code == 0 && !wasCancelled }

@@ -229,7 +229,8 @@ final class CurlLoopCore {
             _ = ancurl_multi_remove(multi, easy)
             if restartOnFreshConnection(transfer) { continue }
             // A body that could not be read aborts from the read callback; report why.
-            let code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR : result
+            var code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR : result
+            code = CurlEarlyResponse.resolve(transfer, code: code)
             finish(transfer, code: code, message: code == 0 ? "" : transfer.message(for: code), cancelled: false)
         }
     }
@@ -274,6 +275,8 @@ final class CurlLoopCore {
     private func finish(_ transfer: CurlTransfer, code: Int32, message: String, cancelled: Bool) {
         transfer.flush()
         let metrics = CurlMetricsReader.read(transfer.easy)
+        let handshake = TLSHandshakeNotes(bits: ancurl_tls_notes_take(transfer.easy))
+        CurlEarlyResponse.disarm(transfer)
         transfers[transfer.id] = nil
         transfersByEasy[transfer.easy] = nil
         if transfer.request.options.idleTimeout != nil { idleTimedTransfers -= 1 }
@@ -281,7 +284,8 @@ final class CurlLoopCore {
         completedCount += 1
         let rejection = transfer.trustCancelled ? nil : transfer.trustRejection
         append(.completed(transfer.id, CurlCompletion(
-            code: code, message: message, wasCancelled: cancelled || transfer.trustCancelled, metrics: metrics, trustRejection: rejection
+            code: code, message: message, wasCancelled: cancelled || transfer.trustCancelled, metrics: metrics, trustRejection: rejection,
+            handshake: handshake, responseStarted: transfer.receivedStatusLine
         )))
     }
 

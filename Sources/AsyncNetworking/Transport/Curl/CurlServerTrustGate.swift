@@ -94,6 +94,7 @@ extension CurlCallbacks {
     /// `CURLOPT_PREREQFUNCTION`; `userdata` is the `CurlTransfer`, unretained.
     static let prereq: ancurl_prereq_callback = { userdata, primaryIP, localIP, primaryPort, localPort in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+        transfer.localPort = localPort // for CurlEarlyResponse
         let connection = CurlTrustApprovals.Connection(
             localAddress: localIP.map { String(cString: $0) } ?? "", localPort: Int(localPort),
             remoteAddress: primaryIP.map { String(cString: $0) } ?? "", remotePort: Int(primaryPort)

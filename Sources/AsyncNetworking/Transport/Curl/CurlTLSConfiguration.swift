@@ -9,6 +9,10 @@ import Glibc
 enum CurlTLSConfiguration {
     static func apply(_ tls: CurlTLSOptions, to transfer: CurlTransfer) throws(CurlConfigurationError) {
         let easy = transfer.easy
+        // Handshake notes (client-certificate requests and alerts) for https; best effort: a
+        // libcurl without OpenSSL gives none, and the classification falls back to curl's words.
+        _ = ancurl_tls_notes_take(easy)
+        if transfer.request.url.scheme?.lowercased() == "https" { _ = ancurl_tls_notes_install(easy) }
         if !tls.verifiesPeer { try CurlEasyConfiguration.set(easy, ANCURLOPT_SSL_VERIFYPEER, 0) }
         if !tls.verifiesHost { try CurlEasyConfiguration.set(easy, ANCURLOPT_SSL_VERIFYHOST, 0) }
         if let roots = tls.trustedRootsPEM { try trust(roots, for: transfer) }

@@ -54,6 +54,16 @@ final class CurlTransfer {
     /// How often the transfer started over for a new connection (at most once).
     var restartsForTrust = 0
 
+    /// A status line arrived (the server started answering).
+    private(set) var receivedStatusLine = false
+    /// The last final response head completed, if any.
+    private(set) var lastHead: CurlResponseHead?
+    /// The local port of the transfer's connection (`CURLOPT_PREREQFUNCTION`), or -1.
+    var localPort: Int32 = -1
+    /// The local port of the connection armed for an early response (``CurlEarlyResponse``), or
+    /// -1; `nil` before the body's first read.
+    var earlyResponsePort: Int32?
+
     /// When a byte last moved (or the transfer started, or a side was unpaused): the idle timer's base.
     var lastActivity = ContinuousClock.now
 
@@ -128,7 +138,9 @@ final class CurlTransfer {
     func didReceiveHeader(_ buffer: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
         guard count > 0, let buffer else { return count }
         lastActivity = .now
+        if !receivedStatusLine, count >= 5, memcmp(buffer, "HTTP/", 5) == 0 { receivedStatusLine = true }
         if let head = parser.consume(UnsafeRawBufferPointer(start: buffer, count: count)) {
+            lastHead = head
             flush()
             // A head that replaces an earlier one (curl answered a challenge): its body starts over.
             flow.restart()
@@ -137,9 +149,22 @@ final class CurlTransfer {
         return count
     }
 
+    /// Feeds a head and the body bytes after it that were read from the socket after curl gave up
+    /// on the connection (``CurlEarlyResponse``), as curl would have handed them over.
+    func replayDrained(lines: [String], body: Data) {
+        for line in lines {
+            var bytes = line.utf8.map { CChar(bitPattern: $0) }
+            _ = bytes.withUnsafeMutableBufferPointer { didReceiveHeader($0.baseAddress, count: $0.count) }
+        }
+        guard lastHead != nil, !body.isEmpty else { return }
+        var bytes = body.map { CChar(bitPattern: $0) }
+        _ = bytes.withUnsafeMutableBufferPointer { didReceive($0.baseAddress, count: $0.count) }
+    }
+
     /// `CURLOPT_READFUNCTION`.
     func read(into buffer: UnsafeMutablePointer<CChar>?, capacity: Int) -> Int {
         guard let buffer, capacity > 0 else { return 0 }
+        if earlyResponsePort == nil { CurlEarlyResponse.arm(self) }
         let target = UnsafeMutableRawBufferPointer(start: buffer, count: capacity)
         let count: Int
         switch request.body {

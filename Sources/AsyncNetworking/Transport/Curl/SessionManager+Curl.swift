@@ -171,7 +171,7 @@ extension SessionManager {
     }
 
     /// The error URLSession would have reported for this completion, or `nil` on success; a TLS
-    /// failure is a ``NetworkingError`` naming the host and what failed (``NetworkingError/tls(code:message:host:policy:)``).
+    /// failure is a ``NetworkingError`` naming the host and what failed (``NetworkingError/tls(code:message:host:policy:handshake:responseStarted:)``).
     private static func error(of completion: CurlCompletion, attempt: CurlAttempt) -> (any Error)? {
         let url = attempt.url
         if let reason = completion.trustRejection, !completion.wasCancelled {
@@ -179,7 +179,10 @@ extension SessionManager {
         }
         guard let code = completion.urlErrorCode else { return nil }
         if !completion.wasCancelled, url.scheme?.lowercased() == "https",
-           let failure = NetworkingError.tls(code: completion.code, message: completion.message, host: url.host ?? "", policy: attempt.policy) {
+           let failure = NetworkingError.tls(
+               code: completion.code, message: completion.message, host: url.host ?? "", policy: attempt.policy,
+               handshake: completion.handshake, responseStarted: completion.responseStarted
+           ) {
             return failure
         }
         var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url]

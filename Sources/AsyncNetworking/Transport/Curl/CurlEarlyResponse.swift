@@ -1,0 +1,116 @@
+#if os(Linux) && canImport(CCurlShim)
+import CCurlShim
+import Foundation
+
+/// A response that arrives while the request body is still being sent (loop thread).
+///
+/// **The rule:** a complete response head received while the request body is still being sent is
+/// the response, as curl's own command-line tool treats it. A server that answers a large upload
+/// at once — `307`/`308`, `413`, `401`, even `200` — and closes without reading the body makes
+/// curl's next write fail (`EPIPE`, `ECONNRESET`: `CURLE_SEND_ERROR`, or `CURLE_RECV_ERROR`);
+/// that failure is not the outcome:
+///
+/// - When curl had read the head, the transfer ends as that response, provided its body is
+///   complete (its `Content-Length` arrived, it has none by definition, it ends with the
+///   connection, or it is a redirect, whose body is never delivered). A redirect's re-send then
+///   goes out on a new connection: curl closed the failed one.
+/// - When the write failed before curl read anything, the answer is still in the socket's receive
+///   buffer as curl closes it: for cleartext `http` the connection is armed when the body starts,
+///   and the close callback reads what is pending (`ancurl_drain_*`, at most 64 KiB) so the head (and
+///   the body that came with it) is parsed here. Over TLS those bytes cannot be decrypted after
+///   curl freed its session; only the first case applies there.
+enum CurlEarlyResponse {
+    /// `CURLcode`s of a send that failed because the server stopped listening: GOT_NOTHING,
+    /// SEND_ERROR, RECV_ERROR.
+    static let sendFailureCodes: Set<Int32> = [52, 55, 56]
+
+    /// Redirect statuses: their body is dropped when followed.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Installs the close callback on a cleartext transfer that sends a body, and the
+    /// `CURLOPT_PREREQFUNCTION` that tells its connection's local port (libcurl 7.80; on an older
+    /// libcurl only an answer curl read itself is kept).
+    static func install(on transfer: CurlTransfer) throws(CurlConfigurationError) {
+        guard transfer.request.url.scheme?.lowercased() == "http" else { return }
+        let easy = transfer.easy
+        guard ancurl_easy_setopt_prereq(easy, CurlCallbacks.prereq) == ANCURLE_OK else { return }
+        try CurlEasyConfiguration.set(easy, ANCURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(transfer).toOpaque())
+        try CurlEasyConfiguration.check(ancurl_drain_install(easy), "CLOSESOCKETFUNCTION")
+    }
+
+    /// Arms the transfer's connection when its body starts (the first read callback).
+    static func arm(_ transfer: CurlTransfer) {
+        let port = transfer.request.url.scheme?.lowercased() == "http" ? transfer.localPort : -1
+        transfer.earlyResponsePort = port
+        if port > 0 { ancurl_drain_arm(port) }
+    }
+
+    /// Disarms the transfer's connection (whatever was drained is dropped).
+    static func disarm(_ transfer: CurlTransfer) {
+        guard let port = transfer.earlyResponsePort, port > 0 else { return }
+        transfer.earlyResponsePort = -1
+        _ = ancurl_drain_take(port, nil, 0)
+    }
+
+    /// The code to report for a transfer curl ended with `code`: 0 when the rule above makes a
+    /// response received while sending the outcome, else `code`.
+    static func resolve(_ transfer: CurlTransfer, code: Int32) -> Int32 {
+        guard sendFailureCodes.contains(code), transfer.request.body.isPresent else { return code }
+        if transfer.lastHead == nil, let port = transfer.earlyResponsePort, port > 0 {
+            transfer.earlyResponsePort = -1
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            let count = buffer.withUnsafeMutableBytes { ancurl_drain_take(port, $0.baseAddress, $0.count) }
+            if let (lines, body) = split(buffer[..<count]) {
+                transfer.replayDrained(lines: lines, body: body)
+            }
+        }
+        guard let head = transfer.lastHead,
+              isComplete(head, method: transfer.request.method, received: transfer.bytesReceived,
+                         decodes: transfer.request.options.decodesContent)
+        else { return code }
+        transfer.errorBuffer[0] = 0
+        return 0
+    }
+
+    /// Whether the body of `head` is all there after `received` body bytes.
+    static func isComplete(_ head: CurlResponseHead, method: String, received: Int64, decodes: Bool) -> Bool {
+        let status = head.statusCode
+        if method.uppercased() == "HEAD" || status < 200 || status == 204 || status == 304 { return true }
+        if redirectStatuses.contains(status), head.value(of: "Location") != nil { return true }
+        if let encoding = head.value(of: "Transfer-Encoding"), !encoding.isEmpty { return false }
+        if decodes, let encoding = head.value(of: "Content-Encoding"), !["", "identity"].contains(encoding.lowercased()) {
+            return false // the decoded size says nothing about the encoded length
+        }
+        guard let declared = head.value(of: "Content-Length") else { return true } // ends with the connection
+        guard let length = Int64(declared.trimmingCharacters(in: .whitespaces)) else { return false }
+        return received >= length
+    }
+
+    /// Splits drained bytes into the head's lines (each with its CRLF) and the bytes after the
+    /// blank line, or `nil` when they do not start with a complete HTTP/1.x head.
+    static func split<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> (lines: [String], body: Data)? {
+        let all = Array(bytes)
+        guard all.starts(with: Array("HTTP/1.".utf8)) else { return nil }
+        var lines: [String] = []
+        var start = 0
+        var index = 0
+        while index < all.count {
+            guard all[index] == 10 else { index += 1; continue } // LF (a bare LF ends a line too)
+            let line = String(decoding: all[start...index], as: UTF8.self)
+            lines.append(line)
+            index += 1
+            start = index
+            if line == "\r\n" || line == "\n" { return (lines, Data(all[index...])) }
+        }
+        return nil
+    }
+}
+
+extension CurlRequestBody {
+    /// Whether the request sends a body (possibly empty).
+    fileprivate var isPresent: Bool {
+        if case .empty = self { return false }
+        return true
+    }
+}
+#endif

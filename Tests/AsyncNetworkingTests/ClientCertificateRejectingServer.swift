@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+
+/// A TLS server on 127.0.0.1 that requires a client certificate from `clientca.pem` and ends every
+/// connection whose client has none (or an untrusted one) the way `mode` says — the server sides
+/// seen in the wild (python3's `ssl`, OpenSSL underneath; a child process):
+///
+/// - `close`: closes right after the handshake fails (python `ssl` does; the alert is sent, and
+///   the close resets the connection if the client's request is unread);
+/// - `reset`: sends the alert, then resets the connection (`SO_LINGER` 0);
+/// - `linger`: sends the alert and keeps reading for 2 s (`openssl s_server -Verify 1` does).
+///
+/// `tls12` caps the protocol at TLS 1.2 (the refusal then happens inside the handshake); else
+/// TLS 1.3 only. A client with a trusted certificate gets `200 accepted`.
+final class ClientCertificateRejectingServer: Sendable {
+    let port: Int
+    private let child: Subprocess.Child
+    private let logURL: URL
+    private let stopped = Mutex(false)
+
+    init(pki: TestPKI, mode: String, tls12: Bool = false) throws {
+        let script = pki.directory.appendingPathComponent("reject_server.py")
+        if !FileManager.default.fileExists(atPath: script.path) {
+            try Data(Self.script.utf8).write(to: script)
+        }
+        logURL = pki.directory.appendingPathComponent("reject-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        child = try Subprocess.start("/usr/bin/env", [
+            "python3", script.path, pki.file("good-chain.pem").path, pki.file("good.key").path,
+            pki.file("clientca.pem").path, mode, tls12 ? "1.2" : "1.3", logURL.path,
+        ])
+        let deadline = Date().addingTimeInterval(hangDeadline)
+        var port: Int?
+        while port == nil, Date() < deadline, child.isRunning {
+            port = (try? String(contentsOf: logURL, encoding: .utf8))?
+                .split(separator: "\n").first { $0.hasPrefix("PORT ") }
+                .flatMap { Int($0.dropFirst(5)) }
+            if port == nil { usleep(20_000) }
+        }
+        guard let port else {
+            child.terminate(SIGKILL)
+            throw TLSTestError("the client-certificate test server did not start")
+        }
+        self.port = port
+    }
+
+    func url(_ path: String = "/") -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
+
+    /// `HANDSHAKE-FAILED …`, `HANDSHAKE-OK`, `REQUEST …` lines so far.
+    var log: [String] {
+        ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    func stop() {
+        stopped.withLock { done in
+            guard !done else { return }
+            done = true
+            child.terminate(SIGKILL)
+        }
+    }
+
+    deinit { stop() }
+
+    static let script = #"""
+    import os, signal, socket, ssl, struct, sys, threading, time
+    cert, key, client_ca, mode, version, log_path = sys.argv[1:7]
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    parent = os.getppid()
+    def watch_parent():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+    threading.Thread(target=watch_parent, daemon=True).start()
+    lock = threading.Lock()
+    def log(line):
+        with lock, open(log_path, "a") as f:
+            f.write(line + "\n")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    ctx.load_verify_locations(client_ca)
+    ctx.verify_mode = ssl.CERT_REQUIRED
+    if version == "1.3":
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    else:
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_2
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    def serve(raw):
+        conn = ctx.wrap_socket(raw, server_side=True, do_handshake_on_connect=False)
+        try:
+            conn.do_handshake()
+        except Exception as e:
+            log("HANDSHAKE-FAILED " + str(e).replace("\n", " "))
+            try:
+                if mode == "reset":
+                    raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                elif mode == "linger":
+                    conn.shutdown(socket.SHUT_WR)
+                    time.sleep(2)
+            except Exception:
+                pass
+            conn.close()
+            return
+        log("HANDSHAKE-OK")
+        try:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            head, _, rest = data.partition(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value.strip())
+            while len(rest) < length:  # read the whole body: closing with unread bytes would reset
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                rest += chunk
+            log("REQUEST " + head.split(b"\r\n", 1)[0].decode("latin-1"))
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 8\r\nConnection: close\r\n\r\naccepted")
+        except Exception as e:
+            log("CONNECTION-ERROR " + str(e))
+        finally:
+            conn.close()
+    log("PORT %d" % listener.getsockname()[1])
+    while True:
+        raw, _ = listener.accept()
+        threading.Thread(target=serve, args=(raw,), daemon=True).start()
+    """#
+}
