@@ -38,6 +38,9 @@ enum Router {
         case ("sse", 0): try connection.serveServerSentEvents()
         case ("ndjson", 1): try connection.serveJSONLines(count: arguments[0])
         case ("cache", 1): try connection.serveCache(name: arguments[0])
+        case ("raw", 0): try connection.serveRaw()
+        case ("gated-upload", 0): try connection.serveGatedUpload()
+        case ("gated-bytes", 0): try connection.serveGatedBytes()
         default: try connection.respondText(404, "not found")
         }
     }
