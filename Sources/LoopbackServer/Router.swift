@@ -39,6 +39,9 @@ enum Router {
         case ("ndjson", 1): try connection.serveJSONLines(count: arguments[0])
         case ("cache", 1): try connection.serveCache(name: arguments[0])
         case ("auth-redirect", 2): try connection.serveAuthRedirect(user: arguments[0], password: arguments[1])
+        case ("raw", 0): try connection.serveRaw()
+        case ("gated-upload", 0): try connection.serveGatedUpload()
+        case ("gated-bytes", 0): try connection.serveGatedBytes()
         default: try connection.respondText(404, "not found")
         }
     }

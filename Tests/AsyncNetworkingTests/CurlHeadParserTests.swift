@@ -90,14 +90,14 @@ struct CurlHeadParserTests {
         #expect(heads.first?.fields.map(\.name) == ["X-B"])
     }
 
-    @Test("trailers after a completed head are ignored; garbage lines too")
-    func trailersAndGarbage() {
+    @Test("trailers after a completed head are ignored until the next status line")
+    func trailersIgnored() {
         var parser = CurlHeadParser()
-        let heads = parse(["HTTP/1.1 200 OK", "no colon here", ": no name", "X-Ok: 1", ""], into: &parser)
+        let heads = parse(["HTTP/1.1 200 OK", "X-Ok: 1", ""], into: &parser)
         #expect(heads.first?.fields.map(\.name) == ["X-Ok"])
         #expect(parse(["X-Trailer: t", ""], into: &parser).isEmpty)
         #expect(parser.isComplete)
-        #expect(parse(["HTTP/1.1 2000 Bad", "", "HTTPS/1.1 200 OK", "", "HTTP/ 200 OK", ""]).isEmpty)
+        #expect(parser.failure == nil)
     }
 
     @Test("an empty field value is kept; lines without CRLF parse the same")

@@ -22,7 +22,9 @@ struct CurlLoopControlTests {
     @Test("cancel mid-body: a cancelled completion, nothing live afterwards, the server sees the abort")
     func cancelMidBody() async throws {
         try await withCurlLoop { server, loop, recorder in
-            let id = try loop.get(server.url("/drip?bytes=100000&delay=50&chunks=100"))
+            // The body stalls after its first chunk for longer than any test: the transfer is
+            // still running when the cancel arrives, however loaded the machine.
+            let id = try loop.get(server.url("/drip?bytes=100000&delay=\(neverEnding)&chunks=100"))
             #expect(await curlEventually { recorder.record(id).bodyCount > 0 })
             loop.cancel(id)
             let completion = await recorder.completion(of: id)
@@ -39,7 +41,7 @@ struct CurlLoopControlTests {
     @Test("cancel right after start: a cancelled completion and no response")
     func cancelBeforeRunning() async throws {
         try await withCurlLoop { server, loop, recorder in
-            let ids = try (0..<20).map { _ in try loop.get(server.url("/delay/5000")) }
+            let ids = try (0..<20).map { _ in try loop.get(server.url("/delay/\(neverEnding)")) }
             for id in ids { loop.cancel(id) }
             for id in ids {
                 #expect(await recorder.completion(of: id).wasCancelled)
@@ -163,11 +165,18 @@ struct CurlLoopControlTests {
     @Test("pausing and resuming the send side of a Data upload delivers the exact bytes")
     func pauseSend() async throws {
         try await withCurlLoop { server, loop, recorder in
-            let body = SeededBytes.data(seed: 4, offset: 0, count: 4 << 20)
-            let id = try loop.start(CurlRequest(url: server.url("/upload?pace=5"), method: "POST", body: .data(body)))
+            // The server stops reading after 64 KiB until the send side is paused: the client can
+            // only fill the socket buffers (a few MiB of the 32), so the pause lands mid-body.
+            let body = SeededBytes.data(seed: 4, offset: 0, count: 32 << 20)
+            let gate = UUID().uuidString
+            defer { server.openGate(gate) }
+            let url = server.url("/gated-upload?gate=\(gate)&after=\(64 << 10)")
+            let id = try loop.start(CurlRequest(url: url, method: "POST", body: .data(body)))
             #expect(await curlEventually { recorder.record(id).sentTotal > 0 })
             loop.pauseSending(id)
+            server.openGate(gate)
             try await Task.sleep(for: .milliseconds(200))
+            #expect(recorder.record(id).sentTotal < Int64(body.count), "paused before the end")
             loop.resumeSending(id)
             let completion = await recorder.completion(of: id)
             #expect(completion.succeeded, "\(completion.code) \(completion.message)")
@@ -180,8 +189,8 @@ struct CurlLoopControlTests {
     @Test("shutdown with transfers in flight completes every one, frees every handle, and the thread exits")
     func shutdownInFlight() async throws {
         try await withCurlLoop { server, loop, recorder in
-            var ids = try (0..<10).map { _ in try loop.get(server.url("/delay/20000")) }
-            ids += try (0..<5).map { _ in try loop.get(server.url("/drip?bytes=1000&delay=100&chunks=100")) }
+            var ids = try (0..<10).map { _ in try loop.get(server.url("/delay/\(neverEnding)")) }
+            ids += try (0..<5).map { _ in try loop.get(server.url("/drip?bytes=1000&delay=\(neverEnding)&chunks=100")) }
             let pipe = CurlBodyPipe()
             ids.append(try loop.start(CurlRequest(url: server.url("/upload"), method: "POST", body: .producer(pipe, length: nil))))
             // Six connections per host: six requests reach the server, the rest wait inside curl.
@@ -207,7 +216,8 @@ struct CurlLoopControlTests {
         defer { server.stop() }
         let recorder = CurlRecorder()
         var loop: CurlMultiLoop? = try CurlMultiLoop(handler: recorder.handler)
-        let id = try #require(try loop?.get(server.url("/delay/20000")))
+        // Never answers by itself: only the shutdown can complete it, however loaded the machine.
+        let id = try #require(try loop?.get(server.url("/delay/\(neverEnding)")))
         #expect(await curlEventually { server.stats.inFlight == 1 })
         loop = nil
         let completion = try await withDeadline(30) { await recorder.completion(of: id) }

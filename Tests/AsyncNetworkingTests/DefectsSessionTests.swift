@@ -8,7 +8,8 @@ import LoopbackServer
 
 /// Regression tests for session-level defects (items 3, 10, 13, 14, 15 and 16 of the defects issue).
 @Suite struct DefectsSessionTests {
-    /// A body that takes minutes to arrive: 100 bytes, one every second.
+    /// A body that takes minutes to arrive: 100 bytes, one every second (a byte a second keeps the
+    /// 60 s idle timeout from ending it on a loaded machine; 100 s outlasts every use here).
     private static let endless = "/drip?bytes=100&chunks=100&delay=1000"
 
     /// Item 3: releasing the manager while a consumer still reads used to leave the loop waiting

@@ -50,7 +50,8 @@ struct FaultClientTests {
     @Test func consumerAbandonsItsStreamMidBody() async throws {
         try await withServerAndManager { server, manager in
             for _ in 0..<20 {
-                let handle = try await manager.dataTask(with: URLRequest(url: server.url("/drip?bytes=400&chunks=40&delay=10")))
+                // The body never ends by itself: only abandoning the stream can end the transfer.
+                let handle = try await manager.dataTask(with: URLRequest(url: server.url("/drip?bytes=400&chunks=40&delay=\(neverEnding)")))
                 var iterator = handle.events.makeAsyncIterator()
                 while let event = try await iterator.next() {
                     if case .data = event { break }

@@ -18,8 +18,11 @@ struct FaultFileTests {
                 var form = MultipartFormData()
                 form.append("x", name: "field")
                 try form.append(fileAt: file, name: "file")
-                // The server reads slowly, so the upload is still reading the file when it shrinks.
-                var request = URLRequest(url: server.url("/upload?pace=5"))
+                // The server reads nothing until the file has shrunk: the client can only fill the
+                // socket buffers (a few MiB of the 16), so the upload is still reading the file
+                // when it shrinks, however slow or loaded the machine.
+                let gate = UUID().uuidString
+                var request = URLRequest(url: server.url("/gated-upload?gate=\(gate)"))
                 request.httpMethod = "POST"
                 let handle = try await manager.uploadTask(with: request, multipart: form, encoding: .chunked)
                 var truncated = false
@@ -28,9 +31,11 @@ struct FaultFileTests {
                         if case .uploadProgress = event, !truncated {
                             truncated = true
                             #expect(truncate(file.path, 1 << 20) == 0)
+                            server.openGate(gate)
                         }
                     }
                 }
+                server.openGate(gate)
                 #expect(truncated)
                 #expect(error?.kind == .fileReadFailed)
                 #expect(error?.fileURL == file)

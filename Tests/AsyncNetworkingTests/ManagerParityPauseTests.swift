@@ -23,9 +23,14 @@ struct ManagerParityPauseTests {
         try await withServerAndManager { server, manager in
             let recorder = ActivityRecorder(await manager.transferActivity())
             defer { recorder.stop() }
-            var request = URLRequest(url: server.url("/upload?pace=2"))
+            // The server stops reading after 1 MiB until the test has paused the upload: the
+            // client can only fill the socket buffers (a few MiB of the 64), so the pause always
+            // lands mid-body, however slow or loaded the machine.
+            let gate = UUID().uuidString
+            defer { server.openGate(gate) }
+            var request = URLRequest(url: server.url("/gated-upload?gate=\(gate)&after=\(1 << 20)"))
             request.httpMethod = "POST"
-            let size = 32 << 20
+            let size = 64 << 20
             let handle = try await manager.uploadTask(with: request, from: Data(repeating: 7, count: size))
             let sent = { @Sendable in await manager.snapshot(of: handle.id)?.uploadProgress.completedBytes ?? -1 }
             #expect(await eventually { await sent() > 1 << 20 })
@@ -37,6 +42,8 @@ struct ManagerParityPauseTests {
             }
             try await handle.suspend()
             #expect(await manager.snapshot(of: handle.id)?.status == .suspended)
+            // The server reads again: only the pause holds the upload back now.
+            server.openGate(gate)
             let pausedAt = await settled(sent)
             try await Task.sleep(for: .milliseconds(300))
             #expect(await sent() == pausedAt, "nothing is sent while paused")

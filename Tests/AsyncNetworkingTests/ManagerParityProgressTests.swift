@@ -57,9 +57,10 @@ struct ManagerParityProgressTests {
 
     @Test func cancellingTheProgressCancelsTheTransfer() async throws {
         try await withServerAndManager { server, manager in
-            // The server sleeps 100 ms per read of its buffer: 32 MiB takes far longer than any deadline here, so however late the
-            // cancel comes on a loaded machine, the body is never all sent before it.
-            var request = URLRequest(url: server.url("/upload?pace=100"))
+            // The server reads none of the body until the test ends (a gate nobody opens): the
+            // client fills the socket buffers, a few MiB of the 32, so however late the cancel
+            // comes on a loaded machine, the body is never all sent before it.
+            var request = URLRequest(url: server.url("/gated-upload?gate=\(UUID().uuidString)"))
             request.httpMethod = "POST"
             let handle = try await manager.uploadTask(with: request, from: Data(count: 32 << 20))
             let probe = await ProgressProbe()

@@ -15,7 +15,9 @@ struct PipelineReadmeExampleTests {
             let lines = SanitizedMutex<[String]>([])
             // README snippet, with the loopback server as the API:
             var api = client
-            api.pipeline.retryPolicy = DefaultRetryPolicy(maxAttempts: 4, deadline: .seconds(20))
+            // The README says 20 s; here the deadline only catches a hang, so a loaded machine
+            // (TSan, a parallel run) never runs out of time before the 503 is retried.
+            api.pipeline.retryPolicy = DefaultRetryPolicy(maxAttempts: 4, deadline: .seconds(hangDeadline))
             api.pipeline.monitors = [LoggingMonitor(level: .info) { line in lines.withLock { $0.append(line) } }]
             // GET is idempotent: the 503 with `Retry-After: 1` is retried a second later.
             let reply = try await api.send(.get("pipeline/flaky/\(key)?fail=1&retry-after=1&token=s3cret", as: PipelineAttemptReply.self))

@@ -8,12 +8,31 @@
 /// disappears on every path, even a crash) and read back in order; spilling stops once the consumer
 /// has drained memory below ``lowWaterMark``. With ``Overflow-swift.enum/fail`` the transfer ends
 /// with ``NetworkingError/Kind/bufferLimitExceeded(limit:)`` instead.
+///
+/// Which transports reach the high-water mark at all:
+/// - **curl** (the Linux default) has flow control: the transfer's receive window is three quarters
+///   of ``highWaterMark`` (at least 16 KiB) and one write from libcurl adds at most 16 KiB, so the
+///   transfer pauses and the server is held back before the buffer fills. With a ``highWaterMark``
+///   of 64 KiB or more (the default is 4 MiB) nothing spills and ``Overflow-swift.enum/fail``
+///   never fires there; a slow consumer just slows the transfer. Below 64 KiB the window plus one
+///   write can pass the mark, and the overflow applies.
+/// - **URLSession** (the Apple default; selectable on Linux) and managers made with
+///   ``SessionManager/init(stubs:configuration:maxConcurrentTransfers:)`` (which run on it) push
+///   data as it arrives: here the high-water mark is reached whenever the consumer falls behind,
+///   so ``Overflow-swift.enum/spillToDisk`` spills and ``Overflow-swift.enum/fail`` ends the
+///   transfer.
 public struct BufferPolicy: Sendable, Hashable {
     /// What to do when the in-memory buffer would pass ``highWaterMark``.
     public enum Overflow: Sendable, Hashable {
         /// Spill further chunks to a temporary file (the default).
         case spillToDisk
         /// End the transfer with ``NetworkingError/Kind/bufferLimitExceeded(limit:)``.
+        ///
+        /// Fires only where data is pushed regardless of the consumer: the URLSession transport
+        /// and stubbed managers. On the curl transport flow control holds the server back first,
+        /// so with a ``BufferPolicy/highWaterMark`` of 64 KiB or more it never fires (the slow
+        /// consumer slows the transfer instead); do not rely on it to bound a download's duration
+        /// or size there — use ``TransferOptions/maxResponseBytes`` for that.
         case fail
     }
 

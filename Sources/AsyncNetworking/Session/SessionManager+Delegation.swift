@@ -15,6 +15,9 @@ extension SessionManager {
         }
         // Interim 1xx responses (100 Continue, 103 Early Hints) are not the response.
         guard http.statusCode >= 200 else { return }
+        if let problem = ResponseHeadValidation.problem(in: http) {
+            return fail(state, with: NetworkingError(.transport(.badServerResponse), problem, request: state.originalRequest))
+        }
         if state.deferred != nil { return state.deferred!.append(.response(http)) }
         process(response: http, for: state)
     }

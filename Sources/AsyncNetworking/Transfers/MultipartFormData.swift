@@ -144,14 +144,20 @@ public struct MultipartFormData: Sendable {
         if let filename = part.filename { header += "; filename=\"\(Self.escape(filename))\"" }
         header += "\r\n"
         if let type = part.mimeType {
-            header += "Content-Type: \(type.filter { $0 != "\r" && $0 != "\n" })\r\n"
+            header += "Content-Type: \(Self.headerSafe(type))\r\n"
         }
         return header + "\r\n"
     }
 
-    /// A header name or value without CR or LF, so a part's headers cannot end early.
+    /// A header name or value without control characters other than HTAB (RFC 9110 §5.5): no CR
+    /// or LF, so a part's headers cannot end early, and no NUL, vertical tab, DEL or other C0
+    /// control a recipient would refuse.
     static func headerSafe(_ text: String) -> String {
-        text.filter { $0 != "\r" && $0 != "\n" && $0 != "\r\n" }
+        var safe = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars where scalar == "\t" || (scalar.value >= 0x20 && scalar.value != 0x7F) {
+            safe.append(scalar)
+        }
+        return String(safe)
     }
 
     /// Field and file names as browsers encode them (WHATWG): `"` → `%22`, CR → `%0D`, LF → `%0A`.

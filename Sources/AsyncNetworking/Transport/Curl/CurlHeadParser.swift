@@ -1,14 +1,25 @@
 /// A pure parser of the response head lines libcurl hands to `CURLOPT_HEADERFUNCTION`, one complete
-/// line (with its CRLF) per call.
+/// line (with its line end) per call.
 ///
 /// - A status line (`HTTP/1.1 200 OK`, `HTTP/2 200`) starts a new head and discards any head in
 ///   progress or already completed: after an authentication retry or a `100 Continue` the new
-///   status line replaces what came before.
+///   status line replaces what came before. It follows RFC 9112 §4: `HTTP/` (case-sensitive), a
+///   version, one space, exactly three digits, and an optional reason phrase (`HTTP/1.1 200` with
+///   or without a trailing space is fine).
 /// - Interim `1xx` heads are skipped: their blank line completes nothing.
 /// - The blank line after a final (>= 200) status completes the head: ``consume(_:)`` returns it.
-/// - Lines after a completed head (HTTP trailers) are ignored until the next status line.
-/// - A line starting with a space or tab continues the previous field (obsolete folding).
-/// - A line without a colon is ignored (libcurl has already rejected what it cannot parse).
+/// - Lines after a completed head (HTTP trailers) are ignored until the next status line; any other
+///   line where a status line is due (`Http/1.1 200 OK`: the name is case-sensitive) is refused.
+/// - Only LF (with or without a CR before it) ends a line. `\x0b`, `\x0c`, U+0085, U+2028 or a bare
+///   CR never do, so a line holding one is not blank.
+/// - A field line is checked per RFC 9110 §5.1 and §5.5: its name must be a non-empty token right
+///   before the colon, its value must not hold control characters other than HTAB (NUL, a bare CR,
+///   DEL and the other C0 controls). A line that breaks this, a line without a colon, or a line
+///   that starts like a status line and is not one makes the head invalid: ``failure`` says why,
+///   and the parser returns nothing more: the transport refuses the response.
+/// - A line starting with a space or tab continues the previous field (obsolete folding): RFC 9112
+///   §5.2 has a user agent replace the fold with a space, which it does. Whitespace lines before
+///   the first field are skipped (RFC 9112 §2.2).
 struct CurlHeadParser: Sendable {
     private enum State: Sendable {
         /// No status line yet, or the last head was interim.
@@ -17,6 +28,8 @@ struct CurlHeadParser: Sendable {
         case collecting(CurlResponseHead)
         /// A final head was returned; further non-status lines are trailers.
         case complete
+        /// A line broke the rules; nothing is returned any more.
+        case invalid(String)
     }
 
     private var state = State.awaitingStatus
@@ -27,21 +40,40 @@ struct CurlHeadParser: Sendable {
         return false
     }
 
-    /// Feeds one raw header line (bytes as received; decoded as UTF-8, invalid bytes as Latin-1).
-    mutating func consume(_ bytes: UnsafeRawBufferPointer) -> CurlResponseHead? {
-        consume(Self.decode(bytes))
+    /// Why the head is invalid (the first line that broke the rules, described without its bytes),
+    /// or `nil` while every line was acceptable. Once set it stays set.
+    var failure: String? {
+        if case .invalid(let reason) = state { return reason }
+        return nil
     }
 
-    /// Feeds one header line (a trailing CR LF is optional). Returns the head when this line
+    /// Feeds one raw header line (bytes as received; decoded as UTF-8, invalid bytes as Latin-1).
+    mutating func consume(_ bytes: UnsafeRawBufferPointer) -> CurlResponseHead? {
+        consume(line: bytes.bindMemory(to: UInt8.self))
+    }
+
+    /// Feeds one header line (a trailing LF or CR LF is optional). Returns the head when this line
     /// completed a final head, else `nil`.
     mutating func consume(_ rawLine: String) -> CurlResponseHead? {
-        var line = Substring(rawLine)
-        while let last = line.last, last.isNewline { line = line.dropLast() }
+        var copy = rawLine
+        return copy.withUTF8 { consume(line: $0) }
+    }
 
-        if let head = Self.parseStatusLine(line) {
+    private mutating func consume(line raw: UnsafeBufferPointer<UInt8>) -> CurlResponseHead? {
+        if case .invalid = state { return nil }
+        var end = raw.count
+        if end > 0, raw[end - 1] == .lf {
+            end -= 1
+            if end > 0, raw[end - 1] == .cr { end -= 1 }
+        }
+        let line = UnsafeBufferPointer(rebasing: raw[0..<end])
+
+        if Self.startsLikeStatusLine(line) {
+            guard let head = Self.parseStatusLine(line) else { return fail("a malformed status line") }
             state = .collecting(head)
             return nil
         }
+        if case .awaitingStatus = state { return fail("a malformed status line") }
         guard case .collecting(var head) = state else { return nil }
         if line.isEmpty {
             if head.statusCode < 200 {
@@ -51,8 +83,9 @@ struct CurlHeadParser: Sendable {
             state = .complete
             return head
         }
-        if let first = line.first, first == " " || first == "\t" {
-            let continuation = line.trimmingHTTPWhitespace()
+        if line[0] == .space || line[0] == .tab {
+            guard line.allSatisfy(ResponseHeadValidation.isFieldValueByte) else { return fail("a control character in a folded field line") }
+            let continuation = Self.text(Self.trimmed(line[...]))
             if !head.fields.isEmpty, !continuation.isEmpty {
                 let last = head.fields.count - 1
                 head.fields[last].value += head.fields[last].value.isEmpty ? continuation : " " + continuation
@@ -60,40 +93,71 @@ struct CurlHeadParser: Sendable {
             }
             return nil
         }
-        guard let colon = line.firstIndex(of: ":") else { return nil }
-        let name = line[..<colon].trimmingHTTPWhitespace()
-        guard !name.isEmpty else { return nil }
-        head.fields.append((name: name, value: line[line.index(after: colon)...].trimmingHTTPWhitespace()))
+        guard let colon = line.firstIndex(of: .colon) else { return fail("a header line without a colon") }
+        let name = line[..<colon]
+        guard !name.isEmpty, name.allSatisfy(ResponseHeadValidation.isTokenByte) else { return fail("a header field name that is not a token") }
+        let value = line[(colon + 1)...]
+        guard value.allSatisfy(ResponseHeadValidation.isFieldValueByte) else { return fail("a control character in a header field value") }
+        head.fields.append((name: Self.text(name), value: Self.text(Self.trimmed(value))))
         state = .collecting(head)
         return nil
     }
 
-    /// Parses `HTTP/<version> <3 digits>[ <reason>]`, or returns `nil` when `line` is not one.
-    static func parseStatusLine(_ line: Substring) -> CurlResponseHead? {
-        guard line.hasPrefix("HTTP/") else { return nil }
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2 else { return nil }
-        let version = String(parts[0])
-        let versionNumber = version.dropFirst(5)
-        guard !versionNumber.isEmpty, versionNumber.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
-        guard parts[1].count == 3, let code = Int(parts[1]), code >= 100 else { return nil }
-        let reason = parts.count > 2 ? parts[2].trimmingHTTPWhitespace() : ""
-        return CurlResponseHead(statusCode: code, httpVersion: version, reasonPhrase: reason)
+    private mutating func fail(_ reason: String) -> CurlResponseHead? {
+        state = .invalid("invalid response head: \(reason)")
+        return nil
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer) -> String {
-        let units = bytes.bindMemory(to: UInt8.self)
-        if let text = String(validating: units, as: UTF8.self) { return text }
-        return String(units.map { Character(Unicode.Scalar($0)) })
+    /// `HTTP/<digit>.<digit> <3 digits>[ [<reason>]]`, or `HTTP/2` / `HTTP/3` as curl writes them.
+    private static func parseStatusLine(_ line: UnsafeBufferPointer<UInt8>) -> CurlResponseHead? {
+        guard startsLikeStatusLine(line), let space = line.firstIndex(of: .space) else { return nil }
+        let version = line[5..<space]
+        let validVersion = (version.count == 3 && version[version.startIndex].isDigit && version[version.startIndex + 1] == .dot
+            && version[version.startIndex + 2].isDigit) || (version.count == 1 && version[version.startIndex].isDigit)
+        guard validVersion else { return nil }
+        let codeStart = space + 1
+        guard line.count >= codeStart + 3 else { return nil }
+        let codeBytes = line[codeStart..<(codeStart + 3)]
+        guard codeBytes.allSatisfy(\.isDigit) else { return nil }
+        let code = codeBytes.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        guard code >= 100 else { return nil }
+        var reason = ""
+        if line.count > codeStart + 3 {
+            guard line[codeStart + 3] == .space else { return nil }
+            let rest = line[(codeStart + 4)...]
+            guard rest.allSatisfy(ResponseHeadValidation.isFieldValueByte) else { return nil }
+            reason = text(trimmed(rest))
+        }
+        return CurlResponseHead(statusCode: code, httpVersion: text(line[..<space]), reasonPhrase: reason)
+    }
+
+    /// Whether `line` starts with `HTTP/` (case-sensitive, RFC 9112 §2.3).
+    private static func startsLikeStatusLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        line.count >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
+            && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
+    }
+
+    /// Without leading and trailing spaces and tabs.
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        var view = bytes
+        while let first = view.first, first == .space || first == .tab { view = view.dropFirst() }
+        while let last = view.last, last == .space || last == .tab { view = view.dropLast() }
+        return view
+    }
+
+    /// UTF-8 text, or Latin-1 when the bytes are not valid UTF-8.
+    private static func text(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        return String(bytes.map { Character(Unicode.Scalar($0)) })
     }
 }
 
-extension Substring {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate func trimmingHTTPWhitespace() -> String {
-        var view = self[...]
-        while let first = view.first, first == " " || first == "\t" { view = view.dropFirst() }
-        while let last = view.last, last == " " || last == "\t" { view = view.dropLast() }
-        return String(view)
-    }
+extension UInt8 {
+    fileprivate static let lf = UInt8(ascii: "\n")
+    fileprivate static let cr = UInt8(ascii: "\r")
+    fileprivate static let tab = UInt8(ascii: "\t")
+    fileprivate static let space = UInt8(ascii: " ")
+    fileprivate static let colon = UInt8(ascii: ":")
+    fileprivate static let dot = UInt8(ascii: ".")
+    fileprivate var isDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
 }

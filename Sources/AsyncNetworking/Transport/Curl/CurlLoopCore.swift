@@ -228,8 +228,11 @@ final class CurlLoopCore {
             guard let easy, let transfer = transfersByEasy[easy] else { continue }
             _ = ancurl_multi_remove(multi, easy)
             if restartOnFreshConnection(transfer) { continue }
-            // A body that could not be read aborts from the read callback; report why.
-            var code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR : result
+            // A body that could not be read aborts from the read callback, an invalid response
+            // head from the header callback; report why. A complete response that arrived while
+            // the body was still being sent is the outcome (see CurlEarlyResponse).
+            var code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR
+                : transfer.headFailure != nil ? ANCURLE_WEIRD_SERVER_REPLY : result
             code = CurlEarlyResponse.resolve(transfer, code: code)
             finish(transfer, code: code, message: code == 0 ? "" : transfer.message(for: code), cancelled: false)
         }

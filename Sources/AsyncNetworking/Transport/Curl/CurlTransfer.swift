@@ -32,6 +32,9 @@ final class CurlTransfer {
     var flow: CurlFlowControl
     /// Set when the body could not be read; the completion then reports `CURLE_READ_ERROR`.
     private(set) var bodyFailure: String?
+    /// Set when the response head broke RFC 9110/9112 (see ``CurlHeadParser``); the completion
+    /// then reports `CURLE_WEIRD_SERVER_REPLY` with this reason.
+    var headFailure: String? { parser.failure }
 
     /// `CURLOPT_ERRORBUFFER`, `CURL_ERROR_SIZE` bytes.
     let errorBuffer: UnsafeMutablePointer<CChar>
@@ -97,6 +100,7 @@ final class CurlTransfer {
     /// curl's error text for `code` (the error buffer when filled, else `curl_easy_strerror`).
     func message(for code: Int32) -> String {
         if let bodyFailure { return bodyFailure }
+        if let headFailure { return headFailure }
         if errorBuffer[0] != 0 { return String(cString: errorBuffer) }
         guard code != 0, let text = ancurl_easy_strerror(code) else { return "" }
         return String(cString: text)
@@ -146,7 +150,8 @@ final class CurlTransfer {
             flow.restart()
             core.append(.response(id, head))
         }
-        return count
+        // Returning less than `count` aborts the transfer; the completion reports the reason.
+        return parser.failure == nil ? count : 0
     }
 
     /// Feeds a head and the body bytes after it that were read from the socket after curl gave up
