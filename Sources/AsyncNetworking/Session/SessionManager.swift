@@ -110,7 +110,9 @@ public actor SessionManager {
         self.delegateQueue = delegateQueue
         self.scheduler = TransferScheduler(limit: maxConcurrentTransfers)
         self.securityPolicies = SecurityPolicyTable(defaultPolicy: securityPolicy)
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        self.session = URLSession(
+            configuration: Self.trapFreeTimeouts(configuration), delegate: delegate, delegateQueue: delegateQueue
+        )
         #if os(Linux) && canImport(CCurlShim)
         let relay = CurlEventRelay()
         switch transport {
