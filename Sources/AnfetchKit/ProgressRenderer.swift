@@ -46,7 +46,7 @@ public enum ProgressRenderer {
                        note: transfer.note.map { "\($0), connecting" } ?? "connecting")
         }
         let fraction = transfer.fraction
-        let amount = fraction.map { "\(Int(($0 * 100).rounded(.down)))%" } ?? Formatting.bytes(transfer.completedBytes)
+        let amount = fraction.map { "\(Int(min(100, max(0, ($0 * 100).rounded(.down)))))%" } ?? Formatting.bytes(transfer.completedBytes)
         return Row(
             name: transfer.name, amount: amount, fraction: fraction,
             sizes: transfer.expectedBytes.map { "\(Formatting.bytes(transfer.completedBytes)) / \(Formatting.bytes($0))" },
@@ -75,7 +75,7 @@ public enum ProgressRenderer {
         }
         return Row(
             name: "total \(done)/\(snapshot.totalCount)",
-            amount: fraction.map { "\(Int(($0 * 100).rounded(.down)))%" } ?? Formatting.bytes(snapshot.completedBytes),
+            amount: fraction.map { "\(Int(min(100, max(0, ($0 * 100).rounded(.down)))))%" } ?? Formatting.bytes(snapshot.completedBytes),
             fraction: fraction,
             sizes: snapshot.expectedBytes.map { "\(Formatting.bytes(snapshot.completedBytes)) / \(Formatting.bytes($0))" },
             rate: snapshot.bytesPerSecond.map(Formatting.rate) ?? "",

@@ -68,11 +68,13 @@ import LoopbackServer
         #expect(result.requests.last?.header("Range") == nil)
     }
 
-    @Test func matchingLastModifiedIsResumed() async throws {
+    @Test func lastModifiedBesideAWeakETagIsNotResumed() async throws {
+        // Issue 20 item 9: with an ETag present (even weak) a date never validates a range, so a
+        // 206 carrying a tag the partial file never recorded restarts (see ResumeValidatorTests).
         let result = try await Self.download("etag=W/%22same%22", validator: Self.versionZeroDate, bump: false)
-        #expect(result.status == 206)
-        #expect(result.requests.count == 1)
-        #expect(result.requests.first?.header("Range") == "bytes=\(Self.kept)-")
+        #expect(result.status == 200)
+        #expect(result.requests.count == 2)
+        #expect(result.requests.last?.header("Range") == nil)
     }
 
     @Test func matchingStrongETagIsResumed() async throws {

@@ -194,17 +194,22 @@ struct StreamsParserTests {
 
     // MARK: Reconnection delays
 
-    @Test("the reconnection delay: default, server retry, backoff with a cap, a larger server retry honoured")
+    @Test("the reconnection delay: default, server retry, backoff with a cap, a larger server retry clamped to the cap")
     func delays() {
-        let configuration = EventSource.Configuration(reconnectionTime: .seconds(3), backoffMultiplier: 2, maxReconnectionTime: .seconds(20))
+        let configuration = EventSource.Configuration(
+            reconnectionTime: .seconds(3), backoffMultiplier: 2, maxReconnectionTime: .seconds(20),
+            minimumReconnectionTime: .milliseconds(100)
+        )
         #expect(configuration.delay(serverRetry: nil, failedAttempts: 0) == .seconds(3))
         #expect(configuration.delay(serverRetry: 250, failedAttempts: 0) == .milliseconds(250))
         #expect(configuration.delay(serverRetry: nil, failedAttempts: 1) == .seconds(6))
         #expect(configuration.delay(serverRetry: nil, failedAttempts: 2) == .seconds(12))
         #expect(configuration.delay(serverRetry: nil, failedAttempts: 3) == .seconds(20))
         #expect(configuration.delay(serverRetry: nil, failedAttempts: 500) == .seconds(20))
-        #expect(configuration.delay(serverRetry: 45_000, failedAttempts: 3) == .seconds(45))
-        let flat = EventSource.Configuration(reconnectionTime: .milliseconds(100), backoffMultiplier: 1)
+        #expect(configuration.delay(serverRetry: 45_000, failedAttempts: 3) == .seconds(20), "issue 20 item 12: clamped")
+        let flat = EventSource.Configuration(
+            reconnectionTime: .milliseconds(100), backoffMultiplier: 1, minimumReconnectionTime: .milliseconds(100)
+        )
         #expect(flat.delay(serverRetry: nil, failedAttempts: 9) == .milliseconds(100))
     }
 }

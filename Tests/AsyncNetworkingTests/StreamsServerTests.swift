@@ -13,7 +13,9 @@ struct StreamsServerTests {
     struct Line: Decodable, Sendable { var index: Int; var text: String }
 
     /// A short wait between reconnections, so the tests do not wait the 3 s default.
-    static let quick = EventSource.Configuration(reconnectionTime: .milliseconds(20), backoffMultiplier: 1)
+    static let quick = EventSource.Configuration(
+        reconnectionTime: .milliseconds(20), backoffMultiplier: 1, minimumReconnectionTime: .milliseconds(20)
+    )
 
     static func collect(_ source: EventSource) async throws -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
@@ -109,14 +111,18 @@ struct StreamsServerTests {
         let refusing = try RefusingPort()
         defer { refusing.close() }
         try await withServerAndManager { _, manager in
-            let configuration = EventSource.Configuration(reconnectionTime: .milliseconds(50), backoffMultiplier: 2, maxFailedAttempts: 2)
+            let configuration = EventSource.Configuration(
+                reconnectionTime: .milliseconds(50), backoffMultiplier: 2, maxFailedAttempts: 2,
+                minimumReconnectionTime: .milliseconds(50)
+            )
             let start = ContinuousClock.now
             let error = await expectNetworkingError {
                 try await Self.collect(manager.serverSentEvents(for: URLRequest(url: refusing.url("/sse")), configuration: configuration))
             }
             #expect(error?.urlErrorCode == .cannotConnectToHost)
-            // Three attempts: waits of 100 ms and 200 ms between them (backoff after each failure).
-            #expect(ContinuousClock.now - start >= .milliseconds(300))
+            // Three attempts: waits of 100 ms and 200 ms between them (backoff after each failure),
+            // each drawn from its upper half (jitter): at least 50 + 100 ms.
+            #expect(ContinuousClock.now - start >= .milliseconds(150))
         }
     }
 

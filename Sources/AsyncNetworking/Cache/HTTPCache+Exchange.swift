@@ -136,7 +136,7 @@ extension TransferMetrics {
 
     /// Metrics for a response served from the cache: no bytes moved, the time the lookup took.
     static func cacheHit(started: Date, now: Date, outcome: HTTPCacheOutcome) -> TransferMetrics {
-        let elapsed = Duration.nanoseconds(Int64(max(0, now.timeIntervalSince(started)) * 1e9))
+        let elapsed = Duration.nanoseconds(Int64(clamping: max(0, now.timeIntervalSince(started)) * 1e9))
         var metrics = TransferMetrics(
             startDate: started, timeToResponse: elapsed, timeToFirstByte: nil, duration: elapsed,
             bytesSent: 0, bytesReceived: 0, redirectCount: 0

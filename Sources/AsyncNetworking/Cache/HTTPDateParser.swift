@@ -33,9 +33,10 @@ enum HTTPDateParser {
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
-    /// Formats a date as IMF-fixdate.
+    /// Formats a date as IMF-fixdate. Dates before year 1 or after 9999 (or NaN) are clamped to
+    /// that range: never a trap.
     static func format(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let seconds = min(253_402_300_799, max(-62_135_596_800, Int(clamping: date.timeIntervalSince1970, rounding: .down)))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondsOfDay = seconds - days * 86_400
         let (year, month, day) = civilDate(daysSinceEpoch: days)

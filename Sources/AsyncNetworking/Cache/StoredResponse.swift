@@ -39,7 +39,7 @@ struct StoredResponse: Sendable, Hashable {
     /// The response as an `HTTPURLResponse`, with an `Age` field (RFC 9111 §5.1) of `age` seconds.
     func httpResponse(age: TimeInterval) -> HTTPURLResponse {
         var fields = head.headers
-        fields["Age"] = String(Int(max(0, age).rounded(.down)))
+        fields["Age"] = String(Int(clamping: max(0, age), rounding: .down)) // NaN → 0, huge → Int.max
         return HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
             ?? HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: nil, headerFields: nil)!
     }

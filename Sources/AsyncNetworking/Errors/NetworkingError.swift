@@ -95,6 +95,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// A request matched no stub of the ``HTTPStubs`` its manager was built with; the message
         /// names the method and the URL. Nothing was sent anywhere.
         case unmatchedStub
+        /// A timeout the request carries (`URLRequest.timeoutInterval`, ``Request/timeoutInterval``,
+        /// ``HTTPClient/timeoutInterval``) is NaN or negative; the message gives the value.
+        /// Nothing was sent. Zero, `.infinity` and huge values are accepted: they mean no timeout.
+        case invalidTimeout
     }
 
     /// What went wrong.
@@ -204,6 +208,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .reachabilityUnavailable: "reachabilityUnavailable"
         case .streamElementTooLarge(let limit): "streamElementTooLarge(limit: \(limit))"
         case .unmatchedStub: "unmatchedStub"
+        case .invalidTimeout: "invalidTimeout"
         }
     }
 

@@ -114,7 +114,7 @@ extension URLEncoding {
         }
 
         private static func milliseconds(_ date: Date) -> Int {
-            Int((date.timeIntervalSince1970 * 1000).rounded())
+            Int(clamping: date.timeIntervalSince1970 * 1000)
         }
 
         private static func iso8601(_ date: Date) -> String {

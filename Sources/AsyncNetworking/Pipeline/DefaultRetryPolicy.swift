@@ -107,10 +107,10 @@ public struct DefaultRetryPolicy: RetryPolicy {
 
     /// Full jitter: uniform in `0...min(maxDelay, baseDelay × 2^(attempt − 1))`.
     public func backoff(afterAttempt attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        let cap = Self.seconds(maxDelay)
-        let ceiling = min(cap, Self.seconds(baseDelay) * pow(2, Double(max(0, attempt - 1))))
-        guard ceiling > 0 else { return .zero }
-        return .milliseconds(Int64((Double.random(in: 0...ceiling, using: &generator) * 1000).rounded()))
+        let cap = min(Self.seconds(maxDelay), SafeTime.ceilingSeconds)
+        let ceiling = min(cap, Self.seconds(baseDelay) * pow(2, Double(min(max(0, attempt - 1), 1000))))
+        guard ceiling > 0, ceiling.isFinite else { return .zero } // 2^1000 is finite, so a zero base stays zero
+        return SafeTime.delay(seconds: Double.random(in: 0...ceiling, using: &generator), maximum: maxDelay)
     }
 
     private func isRepeatable(_ failure: RetryContext) -> Bool {

@@ -106,6 +106,6 @@ public struct LoggingMonitor: EventMonitor {
     }
 
     private func milliseconds(_ duration: Duration) -> Int {
-        Int((DefaultRetryPolicy.seconds(duration) * 1000).rounded())
+        Int(clamping: DefaultRetryPolicy.seconds(duration) * 1000)
     }
 }

@@ -118,9 +118,11 @@ public actor SessionManager {
         self.securityPolicies = SecurityPolicyTable(defaultPolicy: securityPolicy)
         self.configurationHeaders = ConfigurationHeaders(configuration)
         // URLSession would add credential-bearing configuration headers to every request it sends,
-        // redirects to other origins included: they are merged per transfer instead.
+        // redirects to other origins included: they are merged per transfer instead. Its timeouts
+        // are made ones FoundationNetworking can convert without trapping.
         self.session = URLSession(
-            configuration: CredentialScope.sessionConfiguration(configuration), delegate: delegate, delegateQueue: delegateQueue
+            configuration: CredentialScope.sessionConfiguration(Self.trapFreeTimeouts(configuration)),
+            delegate: delegate, delegateQueue: delegateQueue
         )
         #if os(Linux) && canImport(CCurlShim)
         let relay = CurlEventRelay()

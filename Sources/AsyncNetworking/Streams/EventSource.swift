@@ -22,9 +22,12 @@ import FoundationNetworking
 /// - When that body ends, or the connection fails with a transport error (dropped, refused, timed
 ///   out), the source waits and connects again, sending `Last-Event-ID`. The wait is the server's
 ///   last `retry:` or ``Configuration/reconnectionTime`` (3 s), multiplied by
-///   ``Configuration/backoffMultiplier`` for each failed attempt in a row, up to
-///   ``Configuration/maxReconnectionTime``; after ``Configuration/maxFailedAttempts`` (default: no
-///   limit) the last error is thrown.
+///   ``Configuration/backoffMultiplier`` (with jitter) for each unhealthy attempt in a row — a
+///   failed connection, or a stream that ended within ``Configuration/healthyConnectionTime`` —
+///   and always between ``Configuration/minimumReconnectionTime`` (500 ms) and
+///   ``Configuration/maxReconnectionTime`` (60 s), a server's `retry:` included. After
+///   ``Configuration/maxFailedAttempts`` failed connections in a row (default: no limit) the last
+///   error is thrown.
 /// - `204 No Content` ends the sequence (the standard's way for a server to say "stop").
 /// - Any other status throws ``NetworkingError/Kind/unacceptableStatusCode(_:)``; another content
 ///   type throws ``NetworkingError/Kind/unacceptableContentType(_:)``; neither reconnects.
@@ -46,6 +49,10 @@ public struct EventSource: AsyncSequence, Sendable {
     public let request: URLRequest
     /// How the source reconnects and bounds memory.
     public let configuration: Configuration
+    /// Waits before a reconnection (tests replace it to record the waits instead).
+    var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    /// The clock that measures how long a stream stayed open (tests replace it).
+    var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 
     /// Creates a source; nothing is sent until iteration starts.
     public init(manager: SessionManager, request: URLRequest, configuration: Configuration = .default) {
@@ -64,8 +71,13 @@ public struct EventSource: AsyncSequence, Sendable {
         let source: EventSource
         var parser: ServerSentEventParser
         var reader: LineReader<ResponseBody.AsyncIterator>?
-        /// Failed attempts in a row since the last connection that opened.
+        /// Failed attempts in a row since the last connection that opened (for the limit).
         var failedAttempts = 0
+        /// Unhealthy attempts in a row since the last healthy stream (for backoff): failed
+        /// connections and streams that ended within ``Configuration/healthyConnectionTime``.
+        var unhealthyAttempts = 0
+        /// When the current stream opened.
+        var openedAt: ContinuousClock.Instant?
         /// Whether the next connection waits first (every connection but the first).
         var reconnecting = false
         var finished = false
@@ -103,12 +115,12 @@ public struct EventSource: AsyncSequence, Sendable {
                 do throws(NetworkingError) {
                     guard let line = try await reader!.next(keepingUnterminated: false) else {
                         // The server ended the body: reconnect.
-                        reader = nil
+                        streamEnded()
                         continue
                     }
                     if let event = try parser.parse(line: line) { return event }
                 } catch {
-                    reader = nil
+                    streamEnded()
                     if Task.isCancelled { return end() }
                     try fail(error, connected: true)
                 }
@@ -119,9 +131,11 @@ public struct EventSource: AsyncSequence, Sendable {
         /// Waits if this is a reconnection, then opens a connection (or ends on a 204).
         private mutating func connect() async throws(NetworkingError) {
             if reconnecting {
-                let delay = source.configuration.delay(serverRetry: parser.reconnectionTime, failedAttempts: failedAttempts)
+                let delay = source.configuration.delay(
+                    serverRetry: parser.reconnectionTime, failedAttempts: unhealthyAttempts, jitter: Double.random(in: 0...1)
+                )
                 do {
-                    try await Task.sleep(for: delay)
+                    try await source.sleep(delay)
                 } catch {
                     throw NetworkingError(.cancelled, "the task waiting to reconnect was cancelled", request: source.request)
                 }
@@ -151,6 +165,7 @@ public struct EventSource: AsyncSequence, Sendable {
                 )
             }
             failedAttempts = 0
+            openedAt = source.now()
             parser.restart()
             reader = LineReader(body.makeAsyncIterator(), maxLineLength: source.configuration.limits.maxLineLength)
         }
@@ -161,10 +176,27 @@ public struct EventSource: AsyncSequence, Sendable {
                 finished = true
                 throw error
             }
-            if !connected { failedAttempts += 1 }
+            if !connected {
+                failedAttempts += 1
+                unhealthyAttempts += 1
+            }
             if let limit = source.configuration.maxFailedAttempts, failedAttempts > limit {
                 finished = true
                 throw error
+            }
+        }
+
+        /// The open stream ended (its body ended, or it failed): healthy when it stayed open
+        /// ``Configuration/healthyConnectionTime``, which resets backoff; else one more unhealthy
+        /// attempt.
+        private mutating func streamEnded() {
+            reader = nil
+            guard let opened = openedAt else { return }
+            openedAt = nil
+            if source.now() - opened >= source.configuration.healthyConnectionTime {
+                unhealthyAttempts = 0
+            } else {
+                unhealthyAttempts += 1
             }
         }
 

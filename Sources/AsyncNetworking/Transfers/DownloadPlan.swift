@@ -10,8 +10,8 @@ struct DownloadPlan {
     struct ResumePoint {
         /// The valid bytes at the start of the partial file.
         var bytesOnDisk: Int64 = 0
-        /// The `If-Range` value that validates them.
-        var validator: String?
+        /// What they belong to, with the `If-Range` value that validates them.
+        var validators: ResumeValidators?
         /// The length of the whole representation, when known.
         var totalLength: Int64?
     }
@@ -87,7 +87,7 @@ struct DownloadPlan {
         let size = file.size
         if options.resumable, !hasCallerRange, size > 0, let record = DownloadRecord.load(from: recordURL),
            record.url == url.absoluteString, record.totalLength.map({ size <= $0 }) ?? true {
-            return ResumePoint(bytesOnDisk: size, validator: record.validator, totalLength: record.totalLength)
+            return ResumePoint(bytesOnDisk: size, validators: ResumeValidators(record: record), totalLength: record.totalLength)
         }
         if size > 0 { try file.truncate(to: 0) }
         TransferFiles.remove(recordURL)

@@ -14,10 +14,15 @@ struct DownloadRecord: Codable, Equatable {
     var version = 1
     /// The absolute URL of the request the bytes came from.
     var url: String
-    /// The `If-Range` value: a strong `ETag`, else `Last-Modified`.
+    /// The `If-Range` value: a strong `ETag`, else `Last-Modified` when there was no `ETag` at all
+    /// (``ResumeValidators``).
     var validator: String
     /// The length of the whole representation, when known.
     var totalLength: Int64?
+    /// The `ETag` the bytes came with, strong or weak (absent from records of earlier releases).
+    var etag: String? = nil
+    /// The `Last-Modified` the bytes came with (absent from records of earlier releases).
+    var lastModified: String? = nil
 
     /// The record at `url`, or `nil` when there is none or it cannot be read.
     static func load(from url: URL) -> DownloadRecord? {
@@ -43,20 +48,6 @@ struct DownloadRecord: Codable, Equatable {
 
 /// Reading the headers that make a download resumable.
 enum ResumeHeaders {
-    /// The `If-Range` validator of a response: its `ETag` when strong (a weak one cannot validate a
-    /// range), else its `Last-Modified`; `nil` when it has neither.
-    static func validator(of response: HTTPURLResponse) -> String? {
-        if let etag = response.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces),
-           !etag.isEmpty, !etag.hasPrefix("W/") {
-            return etag
-        }
-        if let modified = response.value(forHTTPHeaderField: "Last-Modified")?.trimmingCharacters(in: .whitespaces),
-           !modified.isEmpty {
-            return modified
-        }
-        return nil
-    }
-
     /// Whether the body arrives as stored (no `Content-Encoding`): only then do byte offsets in the
     /// file match offsets in the representation.
     static func isIdentityEncoded(_ response: HTTPURLResponse) -> Bool {

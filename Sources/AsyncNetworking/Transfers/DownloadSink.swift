@@ -26,7 +26,7 @@ final class DownloadSink: TransferSink {
 
     // What is on disk (survives pauses).
     private(set) var bytesOnDisk: Int64
-    private var validator: String?
+    private var validators: ResumeValidators?
     private var totalLength: Int64?
 
     // The current attempt.
@@ -59,7 +59,7 @@ final class DownloadSink: TransferSink {
         self.file = file
         self.output = output
         bytesOnDisk = resumePoint.bytesOnDisk
-        validator = resumePoint.validator
+        validators = resumePoint.validators
         totalLength = resumePoint.totalLength
     }
 
@@ -89,7 +89,7 @@ final class DownloadSink: TransferSink {
         if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
-        guard !plan.hasCallerRange, bytesOnDisk > 0, let validator else {
+        guard !plan.hasCallerRange, bytesOnDisk > 0, let validator = validators?.ifRange else {
             rangeStart = nil
             writeOffset = 0
             try discardBytesOnDisk()
@@ -112,12 +112,13 @@ final class DownloadSink: TransferSink {
         lastResumption = nil
         let status = response.statusCode
         if status == 206, let start = rangeStart {
-            // Only a 206 that provably continues the bytes on disk is appended: same validator,
-            // exactly the offset asked for, the same total. A server that ignored If-Range after
-            // the resource changed (or mislabels its range) would otherwise splice two versions.
+            // Only a 206 that provably continues the bytes on disk is appended: every validator it
+            // carries matches, exactly the offset asked for, the same complete length. A server that
+            // ignored If-Range after the resource changed (or mislabels its range) would otherwise
+            // splice two versions (ResumeValidators).
             guard let range = ResumeHeaders.contentRange(of: response), range.start == start,
-                  range.total.map({ total in totalLength.map { $0 == total } ?? true }) ?? true,
-                  ResumeHeaders.isIdentityEncoded(response), sameRepresentation(response)
+                  ResumeValidators.sameCompleteLength(range.total, known: totalLength),
+                  ResumeHeaders.isIdentityEncoded(response), validators?.continue206(response) == true
             else {
                 return restartWithoutRange(transfer, because: "the 206 does not continue the bytes on disk")
             }
@@ -132,7 +133,8 @@ final class DownloadSink: TransferSink {
             do { try discardBytesOnDisk() } catch { return error }
             writeOffset = 0
             let identity = ResumeHeaders.isIdentityEncoded(response)
-            validator = identity && !plan.hasCallerRange ? ResumeHeaders.validator(of: response) : nil
+            let kept = ResumeValidators(of: response)
+            validators = identity && !plan.hasCallerRange && kept.ifRange != nil ? kept : nil
             totalLength = identity ? TransferState.expectedBodyLength(of: response) : nil
             if let error = saveRecord() { return error }
         } else if status == 416, rangeStart != nil {
@@ -203,21 +205,6 @@ final class DownloadSink: TransferSink {
 
     // MARK: Helpers
 
-    /// Whether a 206 is of the representation the bytes on disk came from: its strong `ETag` equals
-    /// the stored one, or — when the stored validator is a `Last-Modified` date (the first response
-    /// had no strong ETag) — its `Last-Modified` equals it. A 206 without the validator is refused.
-    private func sameRepresentation(_ response: HTTPURLResponse) -> Bool {
-        guard let validator else { return false }
-        if validator.hasPrefix("\"") {
-            guard let etag = response.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces) else { return false }
-            return etag == validator
-        }
-        guard let modified = response.value(forHTTPHeaderField: "Last-Modified")?.trimmingCharacters(in: .whitespaces) else {
-            return false
-        }
-        return modified == validator
-    }
-
     /// Drops the bytes on disk and starts the transfer again with a plain request, at most twice.
     private func restartWithoutRange(_ transfer: TransferState, because reason: String) -> NetworkingError? {
         guard restarts < 2 else {
@@ -228,7 +215,7 @@ final class DownloadSink: TransferSink {
         }
         restarts += 1
         do {
-            validator = nil
+            validators = nil
             totalLength = nil
             try discardBytesOnDisk()
         } catch {
@@ -248,9 +235,12 @@ final class DownloadSink: TransferSink {
 
     /// Records what the bytes on disk belong to, for a later attempt.
     private func saveRecord() -> NetworkingError? {
-        guard plan.options.resumable, let validator else { return nil }
+        guard plan.options.resumable, let validators, let validator = validators.ifRange else { return nil }
         do {
-            try DownloadRecord(url: plan.url.absoluteString, validator: validator, totalLength: totalLength).save(to: plan.recordURL)
+            try DownloadRecord(
+                url: plan.url.absoluteString, validator: validator, totalLength: totalLength,
+                etag: validators.etag, lastModified: validators.lastModified
+            ).save(to: plan.recordURL)
             return nil
         } catch {
             return error
@@ -268,7 +258,7 @@ final class DownloadSink: TransferSink {
     // MARK: Completion state, for DownloadSink+Completion
 
     var partialFile: PartialFile { file }
-    var hasValidator: Bool { validator != nil }
+    var hasValidator: Bool { validators?.ifRange != nil }
     var expectedLength: Int64? { totalLength }
     var rejectedResponse: (response: HTTPURLResponse, body: Data)? { rejected }
     var response: HTTPURLResponse? { finalResponse }

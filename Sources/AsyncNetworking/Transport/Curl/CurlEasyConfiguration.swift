@@ -124,8 +124,7 @@ enum CurlEasyConfiguration {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        max(1, Int(SafeTime.milliseconds(duration))) // saturates instead of trapping
     }
 
     static func set(_ easy: OpaquePointer, _ option: Int32, _ value: Int) throws(CurlConfigurationError) {

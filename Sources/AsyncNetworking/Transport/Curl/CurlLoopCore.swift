@@ -214,8 +214,7 @@ final class CurlLoopCore {
     /// The configured poll timeout, shortened to wake for an idle deadline.
     private func pollTimeout(until deadline: ContinuousClock.Instant?) -> Int32 {
         guard let deadline else { return configuration.pollTimeoutMilliseconds }
-        let (seconds, attoseconds) = (deadline - .now).components
-        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+        let milliseconds = max(0, SafeTime.milliseconds(deadline - .now) &+ 1) // saturating, never traps
         return Int32(min(Int64(configuration.pollTimeoutMilliseconds), milliseconds))
     }
 

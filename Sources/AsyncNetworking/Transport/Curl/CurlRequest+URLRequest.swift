@@ -12,9 +12,7 @@ extension CurlRequest {
     init?(_ urlRequest: URLRequest, body: CurlRequestBody? = nil, options: CurlTransferOptions = .default) {
         guard let url = urlRequest.url else { return nil }
         var options = options
-        if options.idleTimeout == nil, urlRequest.timeoutInterval > 0, urlRequest.timeoutInterval.isFinite {
-            options.idleTimeout = .milliseconds(Int64((urlRequest.timeoutInterval * 1000).rounded(.up)))
-        }
+        if options.idleTimeout == nil { options.idleTimeout = SafeTime.timeout(seconds: urlRequest.timeoutInterval) }
         let headers = (urlRequest.allHTTPHeaderFields ?? [:])
             .sorted { $0.key.lowercased() < $1.key.lowercased() }
             .map { (name: $0.key, value: $0.value) }

@@ -19,8 +19,11 @@ final class CurlSessionTransport: Sendable {
         loopConfiguration.maxHostConnections = max(1, configuration.httpMaximumConnectionsPerHost)
         loop = try CurlMultiLoop(configuration: loopConfiguration, handler: deliver)
         let resource = configuration.timeoutIntervalForResource
-        totalTimeout = resource > 0 && resource < 604_800 ? .milliseconds(Int64(resource * 1000)) : nil
-        defaultIdleTimeout = configuration.timeoutIntervalForRequest
+        // NaN, ≤ 0, infinite, huge and URLSession's 7 days all mean no total limit (never a trap).
+        totalTimeout = resource < 604_800 ? SafeTime.timeout(seconds: resource) : nil
+        // NaN or negative: URLSession's default of 60 s (zero keeps meaning no idle timeout).
+        let idle = configuration.timeoutIntervalForRequest
+        defaultIdleTimeout = idle >= 0 ? idle : 60
     }
 
     /// The curl request for an attempt of `state`: exactly the request the Session layer built
@@ -50,7 +53,7 @@ final class CurlSessionTransport: Sendable {
         }
         var options = CurlTransferOptions()
         let interval = request.timeoutInterval == 60 ? defaultIdleTimeout : request.timeoutInterval
-        if interval > 0, interval.isFinite { options.idleTimeout = .milliseconds(Int64((interval * 1000).rounded(.up))) }
+        options.idleTimeout = SafeTime.timeout(seconds: interval) // huge or infinite: no idle timeout
         options.totalTimeout = totalTimeout
         options.receiveWindow = window
         let method = request.httpMethod ?? (body.length.map { $0 > 0 } == true ? "POST" : "GET")

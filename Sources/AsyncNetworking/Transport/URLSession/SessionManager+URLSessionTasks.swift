@@ -11,6 +11,11 @@ extension SessionManager {
     /// - Parameter fileLength: a file upload's length, measured by ``launch(_:)`` when it checked
     ///   that the file is still there.
     func makeTask(for state: TransferState, request: URLRequest, fileLength: Int64) -> URLSessionTask {
+        var request = request
+        // FoundationNetworking traps converting a huge or infinite timeout (`Int(seconds) * 1000`).
+        // Assigned only when it changes: an assigned timeout hides the configuration's.
+        let timeout = SafeTime.foundationTimeout(request.timeoutInterval, fallback: 60)
+        if timeout != request.timeoutInterval { request.timeoutInterval = timeout }
         let task = makeUntaggedTask(for: state, request: request, fileLength: fileLength)
         // Stubs (`SessionManager(stubs:)`): the URLProtocol finds its registry through this.
         task.taskDescription = session.sessionDescription
