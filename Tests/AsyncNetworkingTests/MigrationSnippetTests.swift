@@ -192,7 +192,6 @@ import LoopbackServer
         switch status {
         case .unreachable, .reachable(via: .wifi), .reachable(via: .cellular), .reachable(via: .ethernet),
              .reachable(via: .loopbackOnly), .reachable(via: .other): break
-        default: break
         }
         _ = (reachability.isReachable, reachability.isReachableViaWWAN, reachability.isReachableViaWiFi, reachability.isReachableViaEthernet)
         reachability.stopMonitoring()

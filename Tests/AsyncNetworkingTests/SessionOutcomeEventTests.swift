@@ -87,6 +87,7 @@ import LoopbackServer
     @Test(arguments: cacheTransports)
     func taskUploadAndDownloadCallsReportWhatTheirCallerSaw(_ transport: SessionManager.Transport) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outcome-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let seen = try await Self.observe(transport, count: 5) { _, client in
             let task = try await client.task(.get, Self.notJSON, as: Named.self)
