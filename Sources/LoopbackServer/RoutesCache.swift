@@ -17,6 +17,9 @@ import Foundation
 /// - `size=N`: the body padded with `.` to N bytes (at least the text).
 /// - `status=C`: the status of a full response (default 200).
 /// - `nm304=0`: never answer `304` (a server that ignores conditions).
+/// - `cookie=V`: `Set-Cookie: V-K` and `Set-Cookie2: V-K` (K as in `X-Hit`), on full responses and `304`s.
+/// - `hop=1`: fields a cache must not store: `Connection: X-Hop-Field`, `X-Hop-Field: K`,
+///   `Keep-Alive: timeout=30`, `Proxy-Authenticate: Basic realm="proxy"`, `Proxy-Authentication-Info: nextnonce="K"`.
 ///
 /// `If-None-Match` matching the current `ETag` (weak comparison, or `*`) — else, without
 /// `If-None-Match`, `If-Modified-Since` at or after `Last-Modified` — gets `304 Not Modified` with
@@ -45,6 +48,15 @@ extension Connection {
             headers.append(("Expires", Int(expires).map { HTTPDate.format(epochSeconds: max(0, now + $0)) } ?? "0"))
         }
         if let age = request.query("age") { headers.append(("Age", age)) }
+        if let cookie = request.query("cookie") {
+            headers += [("Set-Cookie", "\(cookie)-\(hits)"), ("Set-Cookie2", "\(cookie)-\(hits)")]
+        }
+        if request.queryFlag("hop") {
+            headers += [
+                ("Connection", "X-Hop-Field"), ("X-Hop-Field", String(hits)), ("Keep-Alive", "timeout=30"),
+                ("Proxy-Authenticate", "Basic realm=\"proxy\""), ("Proxy-Authentication-Info", "nextnonce=\"\(hits)\""),
+            ]
+        }
         let vary = request.query("vary")
         if let vary { headers.append(("Vary", vary)) }
 

@@ -57,6 +57,7 @@ extension TransferActivity {
         case .redirected: "redirected"
         case .completed: "completed"
         case .invalidated: "invalidated"
+        case .data: "data"
         }
     }
 

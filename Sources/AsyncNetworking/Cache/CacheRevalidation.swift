@@ -24,7 +24,8 @@ enum CacheRevalidation {
 
     /// The stored head updated by a `304` received at `responseTime` for a request sent at
     /// `requestTime` (§3.2): every field of the `304` replaces the stored one, except
-    /// ``keptFields`` and those the `304`'s `Connection` names. A `304` without `Date` or `Age`
+    /// ``keptFields``, those the `304`'s `Connection` names, and what the cache never stores
+    /// (``CacheStoredFields``: a `Set-Cookie` of the `304` is not merged in). A `304` without `Date` or `Age`
     /// removes the stored ones, so the response's age restarts from this validation.
     static func updated(
         _ stored: StoredResponse.Head, with notModified: HeaderFields, requestTime: Date, responseTime: Date
@@ -33,11 +34,12 @@ enum CacheRevalidation {
         let connectionNamed = Set(notModified.tokens("Connection"))
         for (name, value) in notModified.dictionary {
             let lower = name.lowercased()
-            if keptFields.contains(lower) || connectionNamed.contains(lower) { continue }
+            if keptFields.contains(lower) || !CacheStoredFields.isStored(lower, connectionNamed: connectionNamed) { continue }
             head.headers[name] = value
         }
         if notModified["Date"] == nil { head.headers["Date"] = nil }
         if notModified["Age"] == nil { head.headers["Age"] = nil }
+        head.headers = CacheStoredFields.storable(head.headers)
         head.requestTime = requestTime
         head.responseTime = responseTime
         return head

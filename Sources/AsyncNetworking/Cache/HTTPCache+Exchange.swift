@@ -21,11 +21,19 @@ extension HTTPCache {
     /// Suspends while `attempt` runs and while the cache reads or writes (on the cache's own
     /// queue). Cancellation is `attempt`'s: a cancelled attempt throws and nothing is stored.
     ///
+    /// `willStore` (AFNetworking's `setDataTaskWillCacheResponseBlock:`; ``HTTPClient`` passes its
+    /// manager's ``SessionHooks/cache``) runs each time a response is about to be stored — a
+    /// network response the rules allow to store, or a stored one updated by a `304` — and returns
+    /// what to store (the proposal, or a changed response or body) or `nil` to store nothing (what
+    /// was stored for the request is then removed too). Its answer is kept under the same key;
+    /// `Set-Cookie` and the other fields of ``CacheStoredFields`` are removed from it as from any
+    /// response. The caller gets the network response either way. Default `nil`: store as proposed.
+    ///
     /// - Throws: what `attempt` throws, unchanged; ``NetworkingError/Kind/transport(_:)``
     ///   `.resourceUnavailable` when the request allows only a stored response
     ///   (`.returnCacheDataDontLoad`, `Cache-Control: only-if-cached`) and none fits.
     public nonisolated func exchange(
-        _ request: URLRequest, attempt: Attempt
+        _ request: URLRequest, willStore: SessionHooks.Cache? = nil, attempt: Attempt
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
         let mode = CacheRequestMode(request)
         var outgoing = request
@@ -58,7 +66,10 @@ extension HTTPCache {
             let (data, response, metrics) = try await attempt(conditional)
             let responseTime = clock()
             guard response.statusCode == 304 else {
-                return await keep(request, key: key, (data, response, metrics), requestTime: requestTime, responseTime: responseTime)
+                return await keep(
+                    request, key: key, (data, response, metrics), requestTime: requestTime, responseTime: responseTime,
+                    willStore: willStore
+                )
             }
             let notModified = HeaderFields(response)
             guard CacheRevalidation.validates(notModified, stored: stored.head.headers) else { break }
@@ -70,7 +81,7 @@ extension HTTPCache {
                 method: "GET", requestHeaders: requestHeaders, statusCode: entry.head.statusCode,
                 responseHeaders: entry.head.headers, responseTime: responseTime
             )
-            if refusal == nil { await store(entry) } else { await remove(key) }
+            if refusal == nil { await store(entry, willStore: willStore) } else { await remove(key) }
             let age = CacheFreshness.currentAge(entry.head, now: responseTime)
             return (entry.body, entry.httpResponse(age: age), metrics.from(.revalidated))
         case .fetch:
@@ -78,7 +89,7 @@ extension HTTPCache {
         }
         let requestTime = clock()
         let result = try await attempt(outgoing)
-        return await keep(request, key: key, result, requestTime: requestTime, responseTime: clock())
+        return await keep(request, key: key, result, requestTime: requestTime, responseTime: clock(), willStore: willStore)
     }
 
     /// Stores a network response when it may be stored (and it answered `request`'s own URL, not
@@ -86,8 +97,8 @@ extension HTTPCache {
     /// failed (`5xx`). Returns the result marked ``HTTPCacheOutcome/network``.
     private func keep(
         _ request: URLRequest, key: String, _ result: (Data, HTTPURLResponse, TransferMetrics),
-        requestTime: Date, responseTime: Date
-    ) -> (Data, HTTPURLResponse, TransferMetrics) {
+        requestTime: Date, responseTime: Date, willStore: SessionHooks.Cache?
+    ) async -> (Data, HTTPURLResponse, TransferMetrics) {
         let (data, response, metrics) = result
         let requestHeaders = HeaderFields(request.allHTTPHeaderFields ?? [:])
         let responseHeaders = HeaderFields(response)
@@ -98,15 +109,35 @@ extension HTTPCache {
         )
         if refusal == nil, sameURL, metrics.redirectCount == 0, let url = response.url, let fields = VaryMatching.fields(of: responseHeaders) {
             let head = StoredResponse.Head(
-                key: key, url: url, statusCode: response.statusCode, headers: responseHeaders,
+                key: key, url: url, statusCode: response.statusCode, headers: CacheStoredFields.storable(responseHeaders),
                 requestTime: requestTime, responseTime: responseTime,
                 vary: VaryMatching.fingerprints(of: requestHeaders, fields: fields)
             )
-            store(StoredResponse(head: head, body: data))
+            await store(StoredResponse(head: head, body: data), willStore: willStore)
         } else if response.statusCode < 500 {
             remove(key)
         }
         return (data, response, metrics.from(.network))
+    }
+
+    /// Stores `entry` after `willStore` (when set) has seen it as a `CachedURLResponse`: its answer
+    /// replaces the status, header fields (less ``CacheStoredFields``) and body; `nil` removes the
+    /// key instead.
+    private func store(_ entry: StoredResponse, willStore: SessionHooks.Cache?) async {
+        guard let willStore else { return store(entry) }
+        let proposed = CachedURLResponse(
+            response: entry.httpResponse(age: 0), data: entry.body, userInfo: nil, storagePolicy: .allowed
+        )
+        guard let answer = await willStore(proposed) else { return remove(entry.head.key) }
+        var changed = entry
+        if let response = answer.response as? HTTPURLResponse {
+            var headers = CacheStoredFields.storable(HeaderFields(response))
+            if entry.head.headers["Age"] == nil { headers["Age"] = nil }    // the proposal's computed Age
+            changed.head.statusCode = response.statusCode
+            changed.head.headers = headers
+        }
+        changed.body = answer.data
+        store(changed)
     }
 
     /// After an unsafe method's success (`2xx`, `3xx`), removes the stored `GET` responses for its

@@ -34,7 +34,18 @@ import FoundationNetworking
 /// entry is a miss — never a crash. One key holds one response: a request whose `Vary` fields
 /// differ misses and its response replaces the stored one.
 ///
-/// `HTTPCache` is an actor, safe to share between clients and tasks. Its work (including disk
+/// Never replayed from the cache: `Set-Cookie`, `Set-Cookie2`, hop-by-hop fields and proxy
+/// credentials — removed before storing and again when handing a stored response out.
+///
+/// **One user per cache.** This is a private cache (RFC 9111): it answers as if every request came
+/// from the same user. A response to a request authenticated by anything but `Authorization` (a
+/// cookie, a client certificate, a custom header field) is served to any later request for the
+/// URL, and one to a request with `Authorization` that says `public`, `s-maxage` or
+/// `must-revalidate` is served whatever `Authorization` the later request carries. Shared between
+/// users, one user can be served another's response: give each user a cache (and a directory)
+/// of its own. See <doc:Caching>.
+///
+/// `HTTPCache` is an actor, safe to share between the clients and tasks of one user. Its work (including disk
 /// reads and writes) runs on a serial dispatch queue of its own, never on a Swift concurrency
 /// thread. Two instances must not share a directory at the same time; a new instance on the
 /// directory of one that is gone finds its entries.

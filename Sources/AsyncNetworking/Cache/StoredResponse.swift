@@ -36,9 +36,10 @@ struct StoredResponse: Sendable, Hashable {
         body.count + 256 + head.key.utf8.count + head.headers.dictionary.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
     }
 
-    /// The response as an `HTTPURLResponse`, with an `Age` field (RFC 9111 §5.1) of `age` seconds.
+    /// The response as an `HTTPURLResponse`, with an `Age` field (RFC 9111 §5.1) of `age` seconds,
+    /// without any field the cache never replays (``CacheStoredFields``).
     func httpResponse(age: TimeInterval) -> HTTPURLResponse {
-        var fields = head.headers
+        var fields = CacheStoredFields.storable(head.headers)
         fields["Age"] = String(Int(clamping: max(0, age), rounding: .down)) // NaN → 0, huge → Int.max
         return HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: "HTTP/1.1", headerFields: fields.dictionary)
             ?? HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: nil, headerFields: nil)!

@@ -55,11 +55,13 @@ extension HTTPClient {
         _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         to destination: DownloadDestination, options: DownloadOptions? = nil
     ) async throws(NetworkingError) -> HTTPTask<URL> {
-        let options = options ?? DownloadOptions(transfer: transferOptions)
+        var options = options ?? DownloadOptions(transfer: transferOptions)
+        let hold: CompletionHold
+        (options.transfer, hold) = options.transfer.holdingCompletion()
         let request = try makeRequest(.get, url, parameters: parameters, headers: headers)
         let transfer = try await manager.downloadTask(with: request, to: destination, options: options)
         let validation = validated(DataResponseSerializer())
-        return HTTPTask(transfer: transfer, request: request) { _, response, file throws(NetworkingError) in
+        return HTTPTask(transfer: transfer, request: request, hold: hold) { _, response, file throws(NetworkingError) in
             _ = try validation.serialize(Data(), response: response, request: request)
             guard let file else {
                 throw NetworkingError(.downloadMoveFailed, "the download ended without a file", request: request, response: response)

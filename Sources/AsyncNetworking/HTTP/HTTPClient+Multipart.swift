@@ -93,8 +93,12 @@ extension HTTPClient {
                 .requestSerializationFailed, "the multipart body builder threw", request: request, underlyingError: error
             )
         }
-        let transfer = try await manager.uploadTask(with: request, multipart: form, encoding: encoding, options: transferOptions)
-        return HTTPTask(transfer: transfer, request: transfer.originalRequest, finish: Self.serializing(serializer, transfer.originalRequest))
+        let (options, hold) = transferOptions.holdingCompletion()
+        let transfer = try await manager.uploadTask(with: request, multipart: form, encoding: encoding, options: options)
+        return HTTPTask(
+            transfer: transfer, request: transfer.originalRequest, hold: hold,
+            finish: Self.serializing(serializer, transfer.originalRequest)
+        )
     }
 
     /// Starts a multipart upload; its value is the JSON response decoded as `type`. See

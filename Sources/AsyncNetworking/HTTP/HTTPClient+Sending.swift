@@ -49,14 +49,16 @@ extension HTTPClient {
     public func send<Serializer: ResponseSerializer>(
         _ request: URLRequest, serializer: Serializer
     ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
-        var (data, response, metrics) = try await cachedExchange(request)
-        var sent = request
-        if let retry = challengeRetry(of: request, after: response) {
-            sent = retry
-            (data, response, metrics) = try await cachedExchange(retry)
+        try await reportingOutcome { () async throws(NetworkingError) in
+            var (data, response, metrics) = try await cachedExchange(request)
+            var sent = request
+            if let retry = challengeRetry(of: request, after: response) {
+                sent = retry
+                (data, response, metrics) = try await cachedExchange(retry)
+            }
+            let value = try serializer.serialize(data, response: response, request: sent)
+            return HTTPResponse(value: value, response: response, data: data, request: sent, metrics: metrics)
         }
-        let value = try serializer.serialize(data, response: response, request: sent)
-        return HTTPResponse(value: value, response: response, data: data, request: sent, metrics: metrics)
     }
 
     /// Starts a request built from the arguments and returns its handle at once, for a progress
@@ -84,7 +86,11 @@ extension HTTPClient {
     func exchange(
         _ request: URLRequest, progress: ((TransferEvent) -> Void)? = nil
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
-        let handle = try await manager.dataTask(with: request, options: transferOptions)
+        var options = transferOptions
+        let hold = CompletionHold.current
+        options.completionHold = hold
+        let handle = try await manager.dataTask(with: request, options: options)
+        hold?.register(handle.id)
         var iterator = handle.events.makeAsyncIterator()
         var body = Data()
         var response: HTTPURLResponse?

@@ -25,8 +25,9 @@ extension HTTPClient {
         headers: HTTPHeaders = [:], serializer: Serializer
     ) async throws(NetworkingError) -> HTTPTask<Serializer.Output> {
         let request = try makeRequest(method, url, parameters: parameters, headers: headers)
-        let transfer = try await manager.dataTask(with: request, options: transferOptions)
-        return HTTPTask(transfer: transfer, request: request, finish: Self.serializing(serializer, request))
+        let (options, hold) = transferOptions.holdingCompletion()
+        let transfer = try await manager.dataTask(with: request, options: options)
+        return HTTPTask(transfer: transfer, request: request, hold: hold, finish: Self.serializing(serializer, request))
     }
 
     /// Starts `method` to `url`; its value is the JSON body decoded as `type` (with `decoder`, else

@@ -75,15 +75,16 @@ extension HTTPClient {
     ) async throws(NetworkingError) -> HTTPTask<Serializer.Output> {
         let request = try makeRequest(method, url, headers: headers)
         let transfer: TransferHandle
+        let (options, hold) = transferOptions.holdingCompletion()
         switch body {
         case .data(let data):
-            transfer = try await manager.uploadTask(with: request, from: data, options: transferOptions)
+            transfer = try await manager.uploadTask(with: request, from: data, options: options)
         case .file(let file):
-            transfer = try await manager.uploadTask(with: request, fromFile: file, options: transferOptions)
+            transfer = try await manager.uploadTask(with: request, fromFile: file, options: options)
         case .stream(let length, let mode, let make):
-            transfer = try await manager.uploadTask(with: request, fromStream: make, length: length, mode: mode, options: transferOptions)
+            transfer = try await manager.uploadTask(with: request, fromStream: make, length: length, mode: mode, options: options)
         }
-        return HTTPTask(transfer: transfer, request: request, finish: Self.serializing(serializer, request))
+        return HTTPTask(transfer: transfer, request: request, hold: hold, finish: Self.serializing(serializer, request))
     }
 
     /// Starts uploading `body`; its value is the JSON response decoded as `type`. See

@@ -63,11 +63,13 @@ public struct HTTPTask<Output: Sendable>: Sendable {
     }
 
     /// Starts pumping `transfer`'s events: progress goes to ``events``, the body is collected and
-    /// `finish` makes the result from it (the body, the response, a downloaded file's URL).
+    /// `finish` makes the result from it (the body, the response, a downloaded file's URL). The
+    /// result settles `hold`, so the session-wide completion event carries it (``CompletionHold``).
     init(
-        transfer: TransferHandle, request: URLRequest,
+        transfer: TransferHandle, request: URLRequest, hold: CompletionHold? = nil,
         finish: @escaping @Sendable (Data, HTTPURLResponse, URL?) throws(NetworkingError) -> Output
     ) {
+        hold?.register(transfer.id)
         let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(64))
         continuation.onTermination = { termination in
             if case .cancelled = termination { transfer.cancel() }
@@ -79,9 +81,12 @@ public struct HTTPTask<Output: Sendable>: Sendable {
             do throws(NetworkingError) {
                 let (data, response, file, metrics) = try await Self.pump(transfer, continuation)
                 let value = try finish(data, response, file)
+                hold?.settle(nil, value: value)
                 return .success(HTTPResponse(value: value, response: response, data: data, request: request, metrics: metrics))
             } catch {
-                return .failure(error.adding(request: request))
+                let failure = error.adding(request: request)
+                hold?.settle(failure, value: nil)
+                return .failure(failure)
             }
         }
     }

@@ -44,29 +44,34 @@ extension HTTPClient {
 
             let failure: NetworkingError
             var failureMetrics: TransferMetrics?
-            let result: AttemptResult
-            if let wrapper = pipeline.attemptWrapper {
-                let (attemptNumber, attemptClient) = (attempt, client)
-                result = await wrapper(sent) { request in
-                    await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress)
-                }
-            } else if let cache {
-                // The HTTP cache wraps each attempt: a fresh hit never reaches the network, a stale
-                // entry is revalidated on every attempt, a 503 still goes to the retry policy.
-                let (attemptNumber, attemptClient) = (attempt, client)
-                do {
-                    let answer = try await cache.exchange(sent) { request throws(NetworkingError) in
-                        try await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress).get()
+            // Each attempt's completion event waits for this attempt's outcome (HTTPClient+Outcome).
+            let hold = CompletionHold()
+            let result: AttemptResult = await CompletionHold.$current.withValue(hold) { () async -> AttemptResult in
+                if let wrapper = pipeline.attemptWrapper {
+                    let (attemptNumber, attemptClient) = (attempt, client)
+                    return await wrapper(sent) { request in
+                        await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress)
                     }
-                    result = .success(answer)
-                } catch {
-                    result = .failure(error)
+                } else if let cache {
+                    // The HTTP cache wraps each attempt: a fresh hit never reaches the network, a stale
+                    // entry is revalidated on every attempt, a 503 still goes to the retry policy.
+                    let (attemptNumber, attemptClient) = (attempt, client)
+                    let willStore = await client.manager.hooks.cache
+                    do throws(NetworkingError) {
+                        let answer = try await cache.exchange(sent, willStore: willStore) { request throws(NetworkingError) in
+                            try await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress).get()
+                        }
+                        return .success(answer)
+                    } catch {
+                        return .failure(error)
+                    }
+                } else {
+                    return await client.runAttempt(sent, attempt: attempt, deadline: deadline, progress: progress)
                 }
-            } else {
-                result = await client.runAttempt(sent, attempt: attempt, deadline: deadline, progress: progress)
             }
             switch result {
             case .failure(let error):
+                hold.settle(error, value: nil)
                 emit(.attemptFailed(id, attempt: attempt, error))
                 failure = error
             case .success(let (data, response, metrics)):
@@ -83,22 +88,27 @@ extension HTTPClient {
                    RedirectRules.isSameOrigin(sent.url, response.url ?? sent.url) {
                     let retry: Bool
                     do { retry = try await authenticator.shouldRetry(sent, response: response) } catch {
-                        throw fail(error.adding(request: sent), metrics: metrics)
+                        let failed = error.adding(request: sent)
+                        hold.settle(failed, value: nil)
+                        throw fail(failed, metrics: metrics)
                     }
                     if retry {
                         renewedCredential = true
                         let refused = NetworkingError(.unacceptableStatusCode(response.statusCode), "the credential was refused",
                                                       request: sent, response: response)
+                        hold.settle(refused, value: nil)
                         emit(.retryScheduled(id, attempt: attempt, delay: .zero, reason: refused))
                         continue
                     }
                 }
                 do {
                     let value = try Self.process(data, response: response, request: sent, hooks: request.hooks, serialize: serialize)
+                    hold.settle(nil, value: value)
                     policy.requestSucceeded()
                     emit(.completed(id, attempts: attempt, .success(response), metrics))
                     return HTTPResponse(value: value, response: response, data: data, request: sent, metrics: metrics)
                 } catch {
+                    hold.settle(error, value: nil)
                     failure = error
                     failureMetrics = metrics
                 }

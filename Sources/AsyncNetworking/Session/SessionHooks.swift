@@ -22,7 +22,16 @@ public struct SessionHooks: Sendable {
     public typealias Redirect = @Sendable (_ redirect: RedirectContext) async -> URLRequest?
     /// Answers an authentication challenge for a transfer.
     public typealias Challenge = @Sendable (_ challenge: ChallengeContext) async -> ChallengeDisposition
-    /// Returns the response to store in the `URLCache` (possibly modified), or `nil` to store nothing.
+    /// Runs where a response is about to be stored (AFNetworking's `setDataTaskWillCacheResponseBlock:`):
+    /// returns what to store — the proposal, or a changed response or body — or `nil` to store nothing.
+    ///
+    /// On Linux, on both transports, that place is the ``HTTPCache`` of an ``HTTPClient`` built on
+    /// this manager (``HTTPClient/cache``): the hook sees each response the cache's rules allow it
+    /// to store, and each stored response a `304` updated (see
+    /// ``HTTPCache/exchange(_:willStore:attempt:)``). Transfers made with the manager alone are not
+    /// cached there, and FoundationNetworking's `URLCache` never asks (its `willCacheResponse` is
+    /// never called on Linux); on Apple platforms the hook also answers URLSession's
+    /// `willCacheResponse` for a configuration with a `urlCache`.
     public typealias Cache = @Sendable (_ proposed: CachedURLResponse) async -> CachedURLResponse?
     /// Decides whether to go on with a transfer once its final response head has arrived.
     public typealias Response = @Sendable (_ response: HTTPURLResponse, _ request: URLRequest) async -> ResponseDisposition
@@ -33,7 +42,7 @@ public struct SessionHooks: Sendable {
     /// Challenge hook; `nil` uses the credentials registered with
     /// ``SessionManager/setCredential(_:forHost:)``, else refuses.
     public var challenge: Challenge?
-    /// Cache hook; `nil` stores what URLSession proposes (nothing, with the default configuration).
+    /// Cache hook; `nil` stores what is proposed.
     public var cache: Cache?
     /// Response hook; `nil` allows every response.
     public var response: Response?

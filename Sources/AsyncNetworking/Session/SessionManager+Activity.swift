@@ -24,8 +24,14 @@ extension SessionManager {
     /// }
     /// ```
     ///
-    /// - Parameter limit: events kept for a slow reader before the oldest are dropped. Default 4096.
-    public func transferActivity(bufferingNewest limit: Int = 4096) -> TransferActivityStream {
+    /// - Parameters:
+    ///   - limit: events kept for a slow reader before the oldest are dropped. Default 4096.
+    ///   - includingData: also deliver every transfer's response body chunks as
+    ///     ``TransferActivity/data(_:_:)`` (AFNetworking's manager-wide
+    ///     `setDataTaskDidReceiveDataBlock:`). Default `false`: no chunk is handed to any stream
+    ///     unless one asked. Each buffered data event holds its chunk (up to about 64 KiB), so a
+    ///     large `limit` with a slow reader holds up to `limit` chunks.
+    public func transferActivity(bufferingNewest limit: Int = 4096, includingData: Bool = false) -> TransferActivityStream {
         let (stream, continuation) = AsyncStream.makeStream(of: TransferActivity.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
         let drops = ActivityDropCounter()
         guard lifecycle != .invalidated else {
@@ -33,7 +39,7 @@ extension SessionManager {
             continuation.finish()
             return TransferActivityStream(stream: stream, drops: drops)
         }
-        let key = activity.add(continuation, drops: drops)
+        let key = activity.add(continuation, drops: drops, includesData: includingData)
         continuation.onTermination = { [activity] _ in activity.remove(key) }
         return TransferActivityStream(stream: stream, drops: drops)
     }
@@ -76,10 +82,38 @@ extension SessionManager {
         activity.broadcast(.redirected(state.id, response: response, newRequest: newRequest))
     }
 
+    /// Publishes a transfer's end (``SessionEvent/transferCompleted(_:_:)`` and
+    /// ``TransferActivity/completed(_:)``) — at once, or, for a transfer of an ``HTTPClient`` call
+    /// (``TransferOptions/completionHold``), when the call has settled the outcome its caller saw.
+    func publishEnd(_ state: TransferState, error: NetworkingError?, metrics: TransferMetrics?) {
+        guard let hold = state.options.completionHold else {
+            broadcast(.transferCompleted(state.id, error))
+            if activity.isObserved { publishCompletion(state, error: error, metrics: metrics) }
+            return
+        }
+        if activity.isObserved { publishFinalProgress(state) }
+        let completion = makeCompletion(state, error: error, metrics: metrics)
+        hold.transferEnded(state.id) { [weak self] outcome in
+            self?.perform { $0.publish(completion.settled(outcome)) }
+        }
+    }
+
+    /// Publishes both completion events of `completion`.
+    func publish(_ completion: TransferCompletion) {
+        broadcast(.transferCompleted(completion.id, completion.error))
+        activity.broadcast(.completed(completion))
+    }
+
     /// Publishes a transfer's end: first the progress the throttle held back (so the last progress
     /// event reports every byte), then the completion.
     func publishCompletion(_ state: TransferState, error: NetworkingError?, metrics: TransferMetrics?) {
         guard activity.isObserved else { return }
+        publishFinalProgress(state)
+        activity.broadcast(.completed(makeCompletion(state, error: error, metrics: metrics)))
+    }
+
+    /// The progress the throttle held back, so the last progress event reports every byte.
+    private func publishFinalProgress(_ state: TransferState) {
         let upload = state.uploadProgress
         if upload.completedBytes > 0 || (upload.expectedBytes ?? 0) > 0, state.uploadThrottle.final(upload) {
             activity.broadcast(.uploadProgress(state.id, upload))
@@ -88,18 +122,23 @@ extension SessionManager {
         if state.response != nil || download.completedBytes > 0, state.downloadThrottle.final(download) {
             activity.broadcast(.downloadProgress(state.id, download))
         }
-        activity.broadcast(.completed(TransferCompletion(
+    }
+
+    /// The completion of `state` as the transfer ended.
+    private func makeCompletion(_ state: TransferState, error: NetworkingError?, metrics: TransferMetrics?) -> TransferCompletion {
+        TransferCompletion(
             id: state.id, kind: state.kind, originalRequest: state.originalRequest,
             response: error?.response ?? state.sink.completedResponse ?? state.response,
             fileURL: error == nil ? state.sink.completedFileURL : nil, error: error, metrics: metrics
-        )))
+        )
     }
 
-    /// Publishes a completion decided off the executor (a download copied across file systems).
-    nonisolated func publishLater(_ completion: TransferCompletion) {
-        perform { manager in
-            manager.broadcast(.transferCompleted(completion.id, completion.error))
-            manager.activity.broadcast(.completed(completion))
+    /// Publishes a completion decided off the executor (a download copied across file systems),
+    /// through `hold` when the transfer belongs to an ``HTTPClient`` call.
+    nonisolated func publishLater(_ completion: TransferCompletion, hold: CompletionHold? = nil) {
+        guard let hold else { return perform { $0.publish(completion) } }
+        hold.transferEnded(completion.id) { [weak self] outcome in
+            self?.perform { $0.publish(completion.settled(outcome)) }
         }
     }
 }

@@ -92,7 +92,10 @@ extension SessionManager {
             return fail(state, with: error.adding(request: state.originalRequest, response: state.response))
         }
         if state.sink.wantsProgress { state.sink.didProgress(state.downloadProgress, upload: false) }
-        if activity.isObserved { publishDownloadProgress(state) }
+        if activity.isObserved {
+            activity.broadcastData(state.id, data)
+            publishDownloadProgress(state)
+        }
     }
 
     func process(completionError error: (any Error)?, for state: TransferState) {

@@ -227,10 +227,7 @@ extension SessionManager {
         // The session event carries what the caller saw, which can differ from the transport's
         // result (a download whose status or file move failed).
         if case .now(let error) = state.sink.didFinish(result, for: state) {
-            broadcast(.transferCompleted(state.id, error))
-            if activity.isObserved {
-                publishCompletion(state, error: error, metrics: try? result.get())
-            }
+            publishEnd(state, error: error, metrics: try? result.get())
         }
         #if os(Linux) && canImport(CCurlShim)
         if lifecycle != .active { completeCurlInvalidationIfIdle() }

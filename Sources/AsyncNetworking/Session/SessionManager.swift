@@ -52,7 +52,7 @@ public actor SessionManager {
     /// Why the session became invalid, when it was not asked to (for the activity stream).
     var invalidationError: NetworkingError?
     nonisolated let observers = SessionObservers()
-    /// The readers of ``transferActivity(bufferingNewest:)``.
+    /// The readers of ``transferActivity(bufferingNewest:includingData:)``.
     nonisolated let activity = ActivityObservers()
     /// Where a download that names no destination goes. See ``setDefaultDownloadDestination(_:)``.
     public internal(set) var defaultDownloadDestination: DownloadDestination = .uniqueTemporaryFile

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// What happened to one of a manager's transfers, as seen by an observer of *every* transfer
-/// (``SessionManager/transferActivity(bufferingNewest:)``) — AFNetworking's manager-wide blocks
+/// (``SessionManager/transferActivity(bufferingNewest:includingData:)``) — AFNetworking's manager-wide blocks
 /// (`setTaskDidCompleteBlock:`, `setDataTaskDidReceiveResponseBlock:`, ...) and its task
 /// notifications, as one ordered stream.
 ///
@@ -39,12 +39,19 @@ public enum TransferActivity: Sendable {
     /// The manager was invalidated (`setSessionDidBecomeInvalidBlock:`): `nil` when you invalidated
     /// it, else the error that did. The stream's last event.
     case invalidated(NetworkingError?)
+    /// A chunk of a transfer's response body, as it arrived (decoded) — AFNetworking's
+    /// `setDataTaskDidReceiveDataBlock:` for every transfer. Only for a stream that asked for it
+    /// (``SessionManager/transferActivity(bufferingNewest:includingData:)`` with
+    /// `includingData: true`); never built otherwise. Like every event it is dropped, and counted,
+    /// when the reader is `bufferingNewest` events behind, so a reader that must see every byte
+    /// keeps up or uses a large buffer — the transfer itself is never slowed.
+    case data(TransferID, Data)
 
     /// The transfer the event is about; `nil` for ``invalidated(_:)``.
     public var transferID: TransferID? {
         switch self {
         case .started(let id, _), .suspended(let id), .response(let id, _), .uploadProgress(let id, _),
-             .downloadProgress(let id, _), .downloadResumed(let id, _, _), .redirected(let id, _, _):
+             .downloadProgress(let id, _), .downloadResumed(let id, _, _), .redirected(let id, _, _), .data(let id, _):
             return id
         case .completed(let completion): return completion.id
         case .invalidated: return nil
@@ -65,13 +72,21 @@ public struct TransferCompletion: Sendable {
     /// A download's file at its destination; `nil` for other transfers and on failure (a kept
     /// partial file is named by the error's ``NetworkingError/fileURL``).
     public let fileURL: URL?
-    /// `nil` on success; what the transfer's caller saw otherwise.
+    /// `nil` on success; what the transfer's caller saw otherwise — for an ``HTTPClient`` call,
+    /// after validation and serialization (a `500` is ``NetworkingError/Kind/unacceptableStatusCode(_:)``,
+    /// a body that does not decode ``NetworkingError/Kind/responseSerializationFailed``).
     public let error: NetworkingError?
     /// Bytes and timings, when the transfer ran.
     public let metrics: TransferMetrics?
+    /// The value the caller got from the response serializer (AFNetworking's
+    /// `AFNetworkingTaskDidCompleteSerializedResponseKey`): set for a successful ``HTTPClient``
+    /// call (verbs, `task`, `upload`, `download`, `send`), `nil` for a manager call — whose caller
+    /// gets the raw body — and on failure. Cast it to the type the call asked for
+    /// (`done.serializedValue as? User`).
+    public internal(set) var serializedValue: (any Sendable)? = nil
 }
 
-/// The stream returned by ``SessionManager/transferActivity(bufferingNewest:)``: every transfer's
+/// The stream returned by ``SessionManager/transferActivity(bufferingNewest:includingData:)``: every transfer's
 /// ``TransferActivity``, with a count of events dropped because this reader was behind.
 ///
 /// Events are handed over without ever waiting for the reader: a reader more than its buffer

@@ -15,6 +15,9 @@ public struct TransferOptions: Sendable, Hashable {
     /// How this transfer follows redirects, checked before the manager's redirect hook.
     /// Default ``RedirectPolicy/follow``.
     public var redirectPolicy: RedirectPolicy = .follow
+    /// Set by ``HTTPClient`` for the transfers of its calls: their completion events wait for the
+    /// call's outcome (``CompletionHold``). `nil` for manager calls.
+    var completionHold: CompletionHold?
 
     /// Creates options; every argument has the default described on its property.
     public init(

@@ -35,7 +35,7 @@ extension SessionManager {
         } catch {
             return error
         }
-        sink.reportLater = { [weak self] in self?.publishLater($0) }
+        sink.reportLater = { [weak self, hold = state.options.completionHold] in self?.publishLater($0, hold: hold) }
         _ = streamSink.releaseChannel()
         #if os(Linux) && canImport(CCurlShim)
         if let attempt = state.task as? CurlAttempt {

@@ -37,7 +37,7 @@ extension SessionManager {
             self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the event stream was cancelled or abandoned")) }
         }
         let sink = DownloadSink(plan: plan, file: file, resumePoint: point, output: .events(channel))
-        sink.reportLater = { [weak self] in self?.publishLater($0) }
+        sink.reportLater = { [weak self, hold = options.transfer.completionHold] in self?.publishLater($0, hold: hold) }
         do {
             _ = try register(request, id: id, upload: Self.downloadBody(of: request), options: options.transfer) { _ in sink }
         } catch {
@@ -89,7 +89,7 @@ extension SessionManager {
         try await awaitTransfer(request) { manager, id, continuation throws(NetworkingError) in
             let (plan, file, point) = try DownloadPlan.prepare(request, to: destination, options: options)
             let sink = DownloadSink(plan: plan, file: file, resumePoint: point, output: .awaiting(continuation))
-            sink.reportLater = { [weak manager] in manager?.publishLater($0) }
+            sink.reportLater = { [weak manager, hold = options.transfer.completionHold] in manager?.publishLater($0, hold: hold) }
             do throws(NetworkingError) {
                 _ = try manager.register(request, id: id, upload: Self.downloadBody(of: request), options: options.transfer) { _ in sink }
             } catch {
