@@ -8,6 +8,15 @@
 /// disappears on every path, even a crash) and read back in order; spilling stops once the consumer
 /// has drained memory below ``lowWaterMark``. With ``Overflow-swift.enum/fail`` the transfer ends
 /// with ``NetworkingError/Kind/bufferLimitExceeded(limit:)`` instead.
+///
+/// The bound per transport and protocol:
+/// - **curl, HTTP/1.1** (every transfer with an event stream or a body sequence): the transport
+///   pauses the transfer once it is three quarters of ``highWaterMark`` ahead of the consumer, so
+///   at most that much (3 MiB by default) plus libcurl's 16 KiB buffer is held, and nothing spills.
+/// - **curl, HTTP/2**: never used for such transfers — libcurl keeps up to its fixed stream window
+///   (32 MiB in 7.88) of a paused HTTP/2 stream, so they run over HTTP/1.1 even where the server
+///   offers HTTP/2 (see <doc:Transports>).
+/// - **URLSession**: ``highWaterMark`` in memory, the rest per ``overflow``.
 public struct BufferPolicy: Sendable, Hashable {
     /// What to do when the in-memory buffer would pass ``highWaterMark``.
     public enum Overflow: Sendable, Hashable {
