@@ -46,6 +46,8 @@ struct Options: Sendable {
     var holdSeconds = 5
     /// `--ca FILE`: a PEM file of roots to trust (held-streams against nginx over https).
     var caFile: String?
+    /// `--drip URL` of two-downloads: a slow third download beside the two measured.
+    var dripURL: URL?
     /// Whether `--rounds` was given.
     var roundsGiven = false
 
@@ -63,7 +65,7 @@ struct Options: Sendable {
     usage: benchmarks [options]
            benchmarks tls [--rounds N] [--quick]
            benchmarks held-streams --server URL [--ca FILE] [--count N] [--hold S]
-           benchmarks two-downloads [--server URL] [--rounds N]
+           benchmarks two-downloads [--server URL] [--ca FILE] [--drip URL] [--rounds N]
       tls              only the TLS benchmark: handshakes/s and kept-alive requests/s over https against
                        the same over http, with a local python3 TLS server and an openssl-made PKI
       held-streams     only: N streamed GETs of URL/100m.bin, the first read to its end, the others
@@ -123,6 +125,10 @@ struct Options: Sendable {
             case "--count": options.heldCount = try count(argument)
             case "--hold": options.holdSeconds = try count(argument)
             case "--ca": options.caFile = try value(argument)
+            case "--drip":
+                let text = try value(argument)
+                guard let url = URL(string: text) else { throw UsageError("--drip needs a URL, not \(text)") }
+                options.dripURL = url
             case "--serve": options.serve = true
             case "--json": options.jsonPath = try value(argument)
             case "--only":
