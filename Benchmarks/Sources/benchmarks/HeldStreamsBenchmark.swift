@@ -8,8 +8,8 @@ import FoundationNetworking
 /// memory and fairness when many streamed transfers of one server are held back by their consumers
 /// (issue 20 item 20). Starts `count` streamed GETs of `/100m.bin` (`dataTask(with:)` + events) on
 /// the curl transport; reads only the first one, to its end, while the others stay unread for at
-/// least `hold` seconds; then reports the peak RSS growth over the run, the read stream's rate, and
-/// the HTTP version every transfer negotiated. Over https nginx offers HTTP/2, so this is the
+/// least `hold` seconds; then reads a second one to its end while the rest stay held. Reports the
+/// peak RSS growth over the hold, both read streams' rates, and the HTTP versions they negotiated. Over https nginx offers HTTP/2, so this is the
 /// many-streams-on-one-connection case; over http it is HTTP/1.1 throughout.
 enum HeldStreamsBenchmark {
     static func run(_ options: Options) async -> Int32 {
@@ -53,6 +53,7 @@ enum HeldStreamsBenchmark {
         // Drain one held transfer to its end too (its version, and that it still completes).
         var heldRead: Int64 = 0
         var heldVersion = "?"
+        let heldStart = ContinuousClock.now
         for try await event in handles[1].events {
             switch event {
             case .data(let chunk): heldRead += Int64(chunk.count)
@@ -60,13 +61,14 @@ enum HeldStreamsBenchmark {
             default: break
             }
         }
+        let heldSeconds = (ContinuousClock.now - heldStart).seconds
         for handle in handles.dropFirst(2) { handle.cancel() }
         handles.removeAll()
         await manager.invalidateAndCancel()
         log(String(
-            format: "held-streams: %d transfers of %@, %d unread for >= %.0f s: peak RSS growth %.0f MiB; read stream %.0f MiB in %.2f s = %.1f MiB/s (%@); a held one later read %.0f MiB (%@)",
+            format: "held-streams: %d transfers of %@, %d unread for >= %.0f s: peak RSS growth %.0f MiB; read stream %.0f MiB in %.2f s = %.1f MiB/s (%@); then a held one, read with %d still held, %.0f MiB in %.2f s = %.1f MiB/s (%@)",
             count, url.absoluteString, count - 1, Double(options.holdSeconds), peakGrowth, Double(read) / 1_048_576, readSeconds,
-            Double(read) / 1_048_576 / readSeconds, version, Double(heldRead) / 1_048_576, heldVersion
+            Double(read) / 1_048_576 / readSeconds, version, count - 2, Double(heldRead) / 1_048_576, heldSeconds, Double(heldRead) / 1_048_576 / heldSeconds, heldVersion
         ))
     }
 }
