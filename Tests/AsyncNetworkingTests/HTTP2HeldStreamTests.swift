@@ -76,6 +76,25 @@ struct HTTP2HeldStreamTests {
         }
     }
 
+    @Test func aBodySequenceRunsOverHTTP1() async throws {
+        try await withNginx { server, manager in
+            let activity = await manager.transferActivity()
+            let (sequence, response) = try await manager.stream(from: server.url("f.bin"))
+            #expect(response.statusCode == 200)
+            var body = Data()
+            for try await chunk in sequence { body.append(chunk) }
+            #expect(body == Self.file)
+            var version: String?
+            for await event in activity {
+                if case .completed(let completion) = event {
+                    version = completion.metrics?.connection?.httpVersion
+                    break
+                }
+            }
+            #expect(version == "HTTP/1.1")
+        }
+    }
+
     @Test func anUploadWithEventsRunsOverHTTP1() async throws {
         // nginx answers a POST to a static file with 405; the protocol is what counts here.
         try await withNginx { server, manager in
