@@ -53,7 +53,9 @@ final class NginxTestServer: Sendable {
             """
             let configFile = directory.appendingPathComponent("nginx.conf")
             try Data(config.utf8).write(to: configFile)
-            let child = try Subprocess.start(executable, ["-c", configFile.path, "-p", directory.path + "/"])
+            let child = try Subprocess.start(
+                executable, ["-c", configFile.path, "-p", directory.path + "/", "-e", directory.appendingPathComponent("error.log").path]
+            )
             if Self.waitUntilListening(port, child: child) {
                 self.port = port
                 self.child = child
