@@ -26,6 +26,12 @@ enum Benchmarks {
         if options.tls {
             return await TLSBenchmark.run(options)
         }
+        if options.heldStreams {
+            return await HeldStreamsBenchmark.run(options)
+        }
+        if options.twoDownloads {
+            return await TwoDownloadsBenchmark.run(options)
+        }
         if let scenario = options.trace {
             do {
                 try await Trace.run(scenario, rawMode: options.traceRaw, options: options)

@@ -36,6 +36,20 @@ struct Options: Sendable {
     var traceRaw: String?
     /// `tls` (or `--tls`): only the TLS benchmark (see ``TLSBenchmark``).
     var tls = false
+    /// `held-streams`: only the held-back streams benchmark (see ``HeldStreamsBenchmark``).
+    var heldStreams = false
+    /// `two-downloads`: only the two concurrent downloads benchmark (see ``TwoDownloadsBenchmark``).
+    var twoDownloads = false
+    /// `--count N` of held-streams: transfers started. Default 100.
+    var heldCount = 100
+    /// `--hold S` of held-streams: seconds the unread transfers stay unread at least. Default 5.
+    var holdSeconds = 5
+    /// `--ca FILE`: a PEM file of roots to trust (held-streams against nginx over https).
+    var caFile: String?
+    /// `--drip URL` of two-downloads: a slow third download beside the two measured.
+    var dripURL: URL?
+    /// Whether `--rounds` was given.
+    var roundsGiven = false
 
     /// Requests of small-seq and small-c16.
     var smallCount: Int { quick ? 300 : 2_000 }
@@ -50,8 +64,14 @@ struct Options: Sendable {
     static let usage = """
     usage: benchmarks [options]
            benchmarks tls [--rounds N] [--quick]
+           benchmarks held-streams --server URL [--ca FILE] [--count N] [--hold S]
+           benchmarks two-downloads [--server URL] [--ca FILE] [--drip URL] [--rounds N]
       tls              only the TLS benchmark: handshakes/s and kept-alive requests/s over https against
                        the same over http, with a local python3 TLS server and an openssl-made PKI
+      held-streams     only: N streamed GETs of URL/100m.bin, the first read to its end, the others
+                       unread for S s: peak RSS growth, the read stream's rate, the HTTP versions
+      two-downloads    only: 1 GiB and 100 MiB downloaded to disk together (URL/1g.bin and
+                       URL/100m.bin, or a LoopbackServer): slower/faster rate and longest stall
       --rounds N       rounds of the request scenarios (default 5, --quick: 2)
       --big-rounds N   rounds of the 1 GiB scenarios, one child process per variant (default 3, --quick: 1)
       --quick          smoke run: 300 requests, 64 MiB instead of 1 GiB
@@ -96,10 +116,19 @@ struct Options: Sendable {
         while index < arguments.count {
             let argument = arguments[index]
             switch argument {
-            case "--rounds": options.rounds = try count(argument); roundsGiven = true
+            case "--rounds": options.rounds = try count(argument); roundsGiven = true; options.roundsGiven = true
             case "--big-rounds": options.bigRounds = try count(argument); bigRoundsGiven = true
             case "--quick": options.quick = true
             case "tls", "--tls": options.tls = true
+            case "held-streams": options.heldStreams = true
+            case "two-downloads": options.twoDownloads = true
+            case "--count": options.heldCount = try count(argument)
+            case "--hold": options.holdSeconds = try count(argument)
+            case "--ca": options.caFile = try value(argument)
+            case "--drip":
+                let text = try value(argument)
+                guard let url = URL(string: text) else { throw UsageError("--drip needs a URL, not \(text)") }
+                options.dripURL = url
             case "--serve": options.serve = true
             case "--json": options.jsonPath = try value(argument)
             case "--only":

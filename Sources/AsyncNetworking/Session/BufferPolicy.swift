@@ -9,18 +9,21 @@
 /// has drained memory below ``lowWaterMark``. With ``Overflow-swift.enum/fail`` the transfer ends
 /// with ``NetworkingError/Kind/bufferLimitExceeded(limit:)`` instead.
 ///
-/// Which transports reach the high-water mark at all:
-/// - **curl** (the Linux default) has flow control: the transfer's receive window is three quarters
-///   of ``highWaterMark`` (at least 16 KiB) and one write from libcurl adds at most 16 KiB, so the
-///   transfer pauses and the server is held back before the buffer fills. With a ``highWaterMark``
-///   of 64 KiB or more (the default is 4 MiB) nothing spills and ``Overflow-swift.enum/fail``
-///   never fires there; a slow consumer just slows the transfer. Below 64 KiB the window plus one
-///   write can pass the mark, and the overflow applies.
+/// The bound per transport and protocol, and which transports reach the high-water mark at all:
+/// - **curl, HTTP/1.1** (every transfer with an event stream, a body sequence or a download) has
+///   flow control: the transfer's receive window is three quarters of ``highWaterMark`` (at least
+///   16 KiB) and one write from libcurl adds at most 16 KiB, so the transfer pauses and the server
+///   is held back before the buffer fills — at most that much (3 MiB by default) is held. With a
+///   ``highWaterMark`` of 64 KiB or more nothing spills and ``Overflow-swift.enum/fail`` never
+///   fires there; a slow consumer just slows the transfer. Below 64 KiB the window plus one write
+///   can pass the mark, and the overflow applies.
+/// - **curl, HTTP/2**: never used for such transfers — libcurl keeps up to its fixed stream window
+///   (32 MiB in 7.88) of a paused HTTP/2 stream, so they run over HTTP/1.1 even where the server
+///   offers HTTP/2 (see <doc:Transports>). Bodies collected whole keep HTTP/2.
 /// - **URLSession** (the Apple default; selectable on Linux) and managers made with
 ///   ``SessionManager/init(stubs:configuration:maxConcurrentTransfers:)`` (which run on it) push
-///   data as it arrives: here the high-water mark is reached whenever the consumer falls behind,
-///   so ``Overflow-swift.enum/spillToDisk`` spills and ``Overflow-swift.enum/fail`` ends the
-///   transfer.
+///   data as it arrives: ``highWaterMark`` in memory, then ``Overflow-swift.enum/spillToDisk``
+///   spills and ``Overflow-swift.enum/fail`` ends the transfer.
 public struct BufferPolicy: Sendable, Hashable {
     /// What to do when the in-memory buffer would pass ``highWaterMark``.
     public enum Overflow: Sendable, Hashable {

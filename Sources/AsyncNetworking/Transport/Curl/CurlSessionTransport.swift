@@ -56,8 +56,21 @@ final class CurlSessionTransport: Sendable {
         options.idleTimeout = SafeTime.timeout(seconds: interval) // huge or infinite: no idle timeout
         options.totalTimeout = totalTimeout
         options.receiveWindow = window
+        options.httpVersion = Self.httpVersion(forWindow: window)
         let method = request.httpMethod ?? (body.length.map { $0 > 0 } == true ? "POST" : "GET")
         return (CurlRequest(url: url, method: method, headers: headers, body: body, options: options), stream)
+    }
+
+    /// The HTTP version an attempt asks for. Rule: a transfer that flow control may pause (it has a
+    /// receive window: an event stream, a body sequence, a download) never runs as an HTTP/2
+    /// stream, so its window bounds it on every protocol. libcurl gives each HTTP/2 stream a fixed
+    /// window (32 MiB in 7.88, `HTTP2_HUGE_WINDOW_SIZE`) that a pause does not shrink: a paused
+    /// stream's bytes keep arriving and wait inside libcurl (measured: 99 paused streams of one
+    /// connection, +3.1 GiB), and the connection's other streams crawl meanwhile. Over HTTP/1.1 a
+    /// paused transfer stops reading its own socket and TCP holds the server back. A transfer that
+    /// is never paused (a body collected in memory) keeps HTTP/2 over TLS when ALPN offers it.
+    static func httpVersion(forWindow window: Int?) -> CurlHTTPVersion {
+        window == nil ? .automatic : .http1_1
     }
 }
 

@@ -1,0 +1,118 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An nginx on 127.0.0.1 offering HTTP/2 over TLS (ALPN `h2`), started in the foreground with a
+/// config of its own in a temporary directory, presenting the ``TestPKI`` leaf `good` (trust
+/// `ca.pem`). Serves `files` from its root. Needs `nginx` on the `PATH` (see ``isAvailable``).
+final class NginxTestServer: Sendable {
+    let port: Int
+    let directory: URL
+    private let child: Subprocess.Child
+
+    /// The `nginx` executable on the `PATH`, if any.
+    static let executable: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/sbin:/usr/bin:/sbin:/bin")
+        .split(separator: ":").map { "\($0)/nginx" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Whether nginx, openssl and python3 (the PKI) are present.
+    static var isAvailable: Bool { executable != nil && TestPKI.isAvailable }
+
+    /// Starts nginx serving `files` (name → contents); returns once it accepts connections.
+    init(pki: TestPKI, files: [String: Data]) throws {
+        guard let executable = Self.executable else { throw TLSTestError("nginx is not installed") }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-nginx-\(UUID().uuidString)")
+        let root = directory.appendingPathComponent("www")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for (name, contents) in files { try contents.write(to: root.appendingPathComponent(name)) }
+        var lastError = "no attempt"
+        for _ in 0..<5 {
+            let port = try Self.freePort()
+            let config = """
+            worker_processes 1;
+            daemon off;
+            master_process off;
+            pid \(directory.path)/nginx.pid;
+            error_log \(directory.path)/error.log;
+            events { worker_connections 1024; }
+            http {
+              access_log off;
+              types { application/octet-stream bin; }
+              client_body_temp_path \(directory.path)/body;
+              proxy_temp_path \(directory.path)/proxy;
+              fastcgi_temp_path \(directory.path)/fastcgi;
+              uwsgi_temp_path \(directory.path)/uwsgi;
+              scgi_temp_path \(directory.path)/scgi;
+              server {
+                listen 127.0.0.1:\(port) ssl http2;
+                ssl_certificate \(pki.file("good-chain.pem").path);
+                ssl_certificate_key \(pki.file("good.key").path);
+                root \(root.path);
+              }
+            }
+            """
+            let configFile = directory.appendingPathComponent("nginx.conf")
+            try Data(config.utf8).write(to: configFile)
+            let child = try Subprocess.start(
+                executable, ["-c", configFile.path, "-p", directory.path + "/", "-e", directory.appendingPathComponent("error.log").path]
+            )
+            if Self.waitUntilListening(port, child: child) {
+                self.port = port
+                self.child = child
+                return
+            }
+            child.terminate()
+            lastError = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? "nginx exited"
+        }
+        try? FileManager.default.removeItem(at: directory)
+        throw TLSTestError("nginx did not start: \(lastError)")
+    }
+
+    /// `https://127.0.0.1:port/name`.
+    func url(_ name: String) -> URL { URL(string: "https://127.0.0.1:\(port)/\(name)")! }
+
+    /// Stops nginx and removes its directory.
+    func stop() {
+        child.terminate(SIGTERM)
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A port nothing listened on a moment ago (bound to port 0 and read back, then closed).
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw TLSTestError("socket failed: errno \(errno)") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw TLSTestError("bind failed: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Polls a TCP connect to `port` until it succeeds, the child exits, or 20 s pass.
+    private static func waitUntilListening(_ port: Int, child: Subprocess.Child) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            guard child.isRunning else { return false }
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(socket)
+            if connected { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+}
