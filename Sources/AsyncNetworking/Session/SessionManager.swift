@@ -30,7 +30,12 @@ import FoundationNetworking
 /// running URLSession task (it restarts the transfer from byte 0), ignores `1xx` responses, keeps
 /// its own byte counters and timings, and bounds stream memory itself.
 public actor SessionManager {
+    /// The serial queue behind URLSession's delegate queue; the actor's executor on that transport,
+    /// and where jobs go on curl once the loop thread has exited.
     nonisolated let executor: QueueExecutor
+    /// The actor's executor: ``executor`` on URLSession; on curl, the loop thread
+    /// (`CurlLoopExecutor`), so transport events enter the actor with no hop.
+    nonisolated let actorExecutor: any SerialExecutor
     nonisolated let delegate: SessionDelegate
     /// The delegate queue (backpressure on Linux); URLSession calls go through its `bypassing`.
     nonisolated let delegateQueue: DelegateQueue
@@ -75,9 +80,10 @@ public actor SessionManager {
         case invalidated
     }
 
-    /// The actor's executor: a serial queue (URLSession's delegate queue on that transport).
+    /// The actor's executor: the curl loop thread on curl; on URLSession, the serial queue
+    /// URLSession delivers delegate callbacks on.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        executor.asUnownedSerialExecutor()
+        actorExecutor.asUnownedSerialExecutor()
     }
 
     /// Creates a manager.
@@ -118,19 +124,25 @@ public actor SessionManager {
             engine = .urlSession
         case .curl, .curlOrURLSession:
             do throws(CurlLibraryError) {
-                engine = .curl(try CurlSessionTransport(configuration: configuration) { [relay] events in
-                    relay.manager?.perform { $0.curlDidDeliver(events) }
+                // The handler runs on the loop thread, which is the actor's executor: no hop.
+                engine = .curl(try CurlSessionTransport(configuration: configuration, fallback: executor.queue) { [relay] events in
+                    relay.manager?.assumeIsolated { $0.curlDidDeliver(events) }
                 })
             } catch {
                 engine = transport == .curl ? .curlUnavailable(error.message) : .urlSession
             }
         }
+        if case .curl(let curl) = engine {
+            actorExecutor = curl.loop.executor
+        } else {
+            actorExecutor = executor
+            delegate.attach(self)
+        }
+        relay.manager = self
         #else
         engine = .urlSession
-        #endif
+        actorExecutor = executor
         delegate.attach(self)
-        #if os(Linux) && canImport(CCurlShim)
-        relay.manager = self
         #endif
     }
 
@@ -217,6 +229,11 @@ public actor SessionManager {
 
     /// Runs `body` on the manager's executor from any thread, without creating a `Task`.
     nonisolated func perform(_ body: @escaping @Sendable (isolated SessionManager) -> Void) {
+        #if os(Linux) && canImport(CCurlShim)
+        if case .curl(let curl) = engine {
+            return curl.loop.executor.submit { self.assumeIsolated(body) }
+        }
+        #endif
         executor.queue.async { self.assumeIsolated(body) }
     }
 }

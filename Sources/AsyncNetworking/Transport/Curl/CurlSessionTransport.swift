@@ -16,10 +16,13 @@ final class CurlSessionTransport: Sendable {
     let defaultIdleTimeout: TimeInterval
 
     /// Starts the loop thread. Events go to `deliver`, which hops onto the manager's executor.
-    init(configuration: URLSessionConfiguration, deliver: @escaping @Sendable ([CurlEvent]) -> Void) throws(CurlLibraryError) {
+    init(
+        configuration: URLSessionConfiguration, fallback: DispatchQueue,
+        deliver: @escaping @Sendable ([CurlEvent]) -> Void
+    ) throws(CurlLibraryError) {
         var loopConfiguration = CurlMultiLoop.Configuration()
         loopConfiguration.maxHostConnections = max(1, configuration.httpMaximumConnectionsPerHost)
-        loop = try CurlMultiLoop(configuration: loopConfiguration, handler: deliver)
+        loop = try CurlMultiLoop(configuration: loopConfiguration, fallback: fallback, handler: deliver)
         additionalHeaders = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
             guard let name = key as? String else { return nil }
             return (name: name, value: "\(value)")
