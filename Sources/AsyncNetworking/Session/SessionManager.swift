@@ -227,6 +227,21 @@ public actor SessionManager {
         maxAuthenticationAttempts = max(0, attempts)
     }
 
+    /// The manager's curl loop thread as a `TaskExecutor` (`nil` on URLSession).
+    ///
+    /// Code run with `withTaskExecutorPreference(manager.taskExecutor) { … }` runs on the thread
+    /// that drives libcurl and the manager's actor, so a loop over a transfer's events or a batch
+    /// gets its chunks and results with no thread hand-off. The code must not block (a blocked
+    /// loop thread stalls every transfer of the manager) and should do little per chunk; heavy work
+    /// belongs on the default executor. Once the manager is invalidated its loop stops and such
+    /// code runs on a serial dispatch queue instead.
+    public nonisolated var taskExecutor: (any TaskExecutor)? {
+        #if os(Linux) && canImport(CCurlShim)
+        if case .curl(let curl) = engine { return curl.loop.executor }
+        #endif
+        return nil
+    }
+
     /// Runs `body` on the manager's executor from any thread, without creating a `Task`.
     nonisolated func perform(_ body: @escaping @Sendable (isolated SessionManager) -> Void) {
         #if os(Linux) && canImport(CCurlShim)

@@ -18,7 +18,11 @@ enum CurlLoopJob: Sendable {
 /// executor retires to `fallback`, a serial dispatch queue: jobs still queued move there in order,
 /// and later jobs go straight to it, so an actor call after shutdown still runs (and never hangs).
 /// The switch happens under the mailbox's lock while no job runs, so jobs never overlap.
-final class CurlLoopExecutor: SerialExecutor, Sendable {
+///
+/// It is also a `TaskExecutor` (``SessionManager/taskExecutor``): a caller's loop over a stream or
+/// a batch can run on the loop thread too (`withTaskExecutorPreference`), so chunks reach it with
+/// no hand-off at all.
+final class CurlLoopExecutor: SerialExecutor, TaskExecutor, Sendable {
     private let mailbox: CurlLoopMailbox
     /// Where jobs run once the loop thread has exited.
     let fallback: DispatchQueue
@@ -46,6 +50,13 @@ final class CurlLoopExecutor: SerialExecutor, Sendable {
         UnownedSerialExecutor(ordinary: self)
     }
 
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Whether the caller runs on the loop thread now.
+    var isCurrentThread: Bool { mailbox.isOnLoopThread == true }
+
     /// On the loop thread, or on the fallback queue once retired.
     func checkIsolated() {
         switch mailbox.isOnLoopThread {
@@ -62,7 +73,9 @@ final class CurlLoopExecutor: SerialExecutor, Sendable {
             return
         }
         switch job {
-        case .job(let job): job.runSynchronously(on: asUnownedSerialExecutor())
+        // A job of the manager's actor, or of a task that prefers this executor: either way it
+        // runs here, isolated to the loop and with the loop as its task executor.
+        case .job(let job): job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
         case .closure(let body): body()
         }
     }
