@@ -200,7 +200,7 @@ extension SessionManager {
         let taskIdentifier = task.taskIdentifier
         let id = state.id
         executor.queue.asyncAfter(deadline: .now() + 5) { [weak self] in
-            self?.assumeIsolated { manager in
+            self?.perform { manager in
                 guard let stuck = manager.transfersByTask[taskIdentifier], stuck.id == id else { return }
                 manager.transfersByTask[taskIdentifier] = nil
                 manager.finish(stuck, .failure(stuck.cancellation ?? NetworkingError(.cancelled)))

@@ -30,7 +30,12 @@ import FoundationNetworking
 /// running URLSession task (it restarts the transfer from byte 0), ignores `1xx` responses, keeps
 /// its own byte counters and timings, and bounds stream memory itself.
 public actor SessionManager {
+    /// The serial queue behind URLSession's delegate queue; the actor's executor on that transport,
+    /// and where jobs go on curl once the loop thread has exited.
     nonisolated let executor: QueueExecutor
+    /// The actor's executor: ``executor`` on URLSession; on curl, the loop thread
+    /// (`CurlLoopExecutor`), so transport events enter the actor with no hop.
+    nonisolated let actorExecutor: any SerialExecutor
     nonisolated let delegate: SessionDelegate
     /// The delegate queue (backpressure on Linux); URLSession calls go through its `bypassing`.
     nonisolated let delegateQueue: DelegateQueue
@@ -78,9 +83,10 @@ public actor SessionManager {
         case invalidated
     }
 
-    /// The actor's executor: a serial queue (URLSession's delegate queue on that transport).
+    /// The actor's executor: the curl loop thread on curl; on URLSession, the serial queue
+    /// URLSession delivers delegate callbacks on.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        executor.asUnownedSerialExecutor()
+        actorExecutor.asUnownedSerialExecutor()
     }
 
     /// Creates a manager.
@@ -131,19 +137,25 @@ public actor SessionManager {
             engine = .urlSession
         case .curl, .curlOrURLSession:
             do throws(CurlLibraryError) {
-                engine = .curl(try CurlSessionTransport(configuration: configuration) { [relay] events in
-                    relay.manager?.perform { $0.curlDidDeliver(events) }
+                // The handler runs on the loop thread, which is the actor's executor: no hop.
+                engine = .curl(try CurlSessionTransport(configuration: configuration, fallback: executor.queue) { [relay] events in
+                    relay.manager?.assumeIsolated { $0.curlDidDeliver(events) }
                 })
             } catch {
                 engine = transport == .curl ? .curlUnavailable(error.message) : .urlSession
             }
         }
+        if case .curl(let curl) = engine {
+            actorExecutor = curl.loop.executor
+        } else {
+            actorExecutor = executor
+            delegate.attach(self)
+        }
+        relay.manager = self
         #else
         engine = .urlSession
-        #endif
+        actorExecutor = executor
         delegate.attach(self)
-        #if os(Linux) && canImport(CCurlShim)
-        relay.manager = self
         #endif
     }
 
@@ -228,8 +240,28 @@ public actor SessionManager {
         maxAuthenticationAttempts = max(0, attempts)
     }
 
+    /// The manager's curl loop thread as a `TaskExecutor` (`nil` on URLSession).
+    ///
+    /// Code run with `withTaskExecutorPreference(manager.taskExecutor) { … }` runs on the thread
+    /// that drives libcurl and the manager's actor, so a loop over a transfer's events or a batch
+    /// gets its chunks and results with no thread hand-off. The code must not block (a blocked
+    /// loop thread stalls every transfer of the manager) and should do little per chunk; heavy work
+    /// belongs on the default executor. Once the manager is invalidated its loop stops and such
+    /// code runs on a serial dispatch queue instead.
+    public nonisolated var taskExecutor: (any TaskExecutor)? {
+        #if os(Linux) && canImport(CCurlShim)
+        if case .curl(let curl) = engine { return curl.loop.executor }
+        #endif
+        return nil
+    }
+
     /// Runs `body` on the manager's executor from any thread, without creating a `Task`.
     nonisolated func perform(_ body: @escaping @Sendable (isolated SessionManager) -> Void) {
+        #if os(Linux) && canImport(CCurlShim)
+        if case .curl(let curl) = engine {
+            return curl.loop.executor.submit { self.assumeIsolated(body) }
+        }
+        #endif
         executor.queue.async { self.assumeIsolated(body) }
     }
 }

@@ -11,6 +11,7 @@ import Foundation
 final class CurlLoopCore {
     private let multi: OpaquePointer
     private let mailbox: CurlLoopMailbox
+    private let executor: CurlLoopExecutor
     private let handler: @Sendable ([CurlEvent]) -> Void
     private let configuration: CurlMultiLoop.Configuration
 
@@ -35,11 +36,12 @@ final class CurlLoopCore {
     private var eventCount = 0
 
     init(
-        multi: OpaquePointer, mailbox: CurlLoopMailbox, configuration: CurlMultiLoop.Configuration,
-        handler: @escaping @Sendable ([CurlEvent]) -> Void
+        multi: OpaquePointer, mailbox: CurlLoopMailbox, executor: CurlLoopExecutor,
+        configuration: CurlMultiLoop.Configuration, handler: @escaping @Sendable ([CurlEvent]) -> Void
     ) {
         self.multi = multi
         self.mailbox = mailbox
+        self.executor = executor
         self.configuration = configuration
         self.handler = handler
     }
@@ -47,6 +49,8 @@ final class CurlLoopCore {
     /// Runs turns until shutdown, then cancels what is left, frees every handle and returns.
     func run() {
         while true {
+            // The executor's jobs first (the manager's actor): what they ask of curl joins this turn.
+            for job in mailbox.takeJobs() { executor.run(job) }
             let (commands, shutdown) = mailbox.take()
             for command in commands { apply(command) }
             if shutdown { break }
@@ -58,8 +62,10 @@ final class CurlLoopCore {
             endTurn()
             var ready: Int32 = 0
             // A transfer that used up its turn is paused, so curl would not wake for its socket:
-            // do not sleep then, go straight to the next turn.
-            _ = ancurl_multi_poll(multi, turnPaused.isEmpty ? pollTimeout(until: nextIdleDeadline) : 0, &ready)
+            // do not sleep then, go straight to the next turn. Nor with jobs or commands queued
+            // by this thread (the handler's actor code posts them without a wake-up).
+            let mustNotSleep = !turnPaused.isEmpty || mailbox.hasWork
+            _ = ancurl_multi_poll(multi, mustNotSleep ? 0 : pollTimeout(until: nextIdleDeadline), &ready)
         }
         for transfer in transfers.values.sorted(by: { $0.id < $1.id }) {
             cancel(transfer, reason: "the curl loop was shut down")
@@ -260,7 +266,11 @@ final class CurlLoopCore {
         let wait = CurlTrustWait()
         mailbox.beginTrustWait(wait, for: transfer.id)
         wait.start(evaluator, context)
-        let outcome = wait.wait(timeout: evaluator.timeout)
+        // The manager's actor runs on this thread: keep running its jobs meanwhile (a cancel or an
+        // invalidation reaches the loop through them and ends the wait).
+        let outcome = wait.wait(timeout: evaluator.timeout) {
+            for job in mailbox.takeJobs() { executor.run(job) }
+        }
         mailbox.endTrustWait()
         let now = ContinuousClock.now
         for other in transfers.values { other.lastActivity = now }

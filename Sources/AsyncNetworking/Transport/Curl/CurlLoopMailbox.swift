@@ -1,5 +1,10 @@
 #if os(Linux) && canImport(CCurlShim)
 import CCurlShim
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A request from any thread to the loop thread.
 enum CurlLoopCommand: Sendable {
@@ -54,6 +59,12 @@ final class CurlLoopMailbox: Sendable {
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
         /// The loop thread is blocked waiting for this transfer's server-trust evaluator.
         var trustWait: (id: CurlTransferID, wait: CurlTrustWait)?
+        /// Jobs of the executor (``CurlLoopExecutor``) not yet run, in order.
+        var jobs: [CurlLoopJob] = []
+        /// The loop thread (set when it starts), for ``isOnLoopThread``.
+        var loopThread: pthread_t?
+        /// The loop thread has exited: jobs go to the executor's fallback queue.
+        var jobsRetired = false
     }
 
     private let state = SanitizedMutex(State())
@@ -100,6 +111,64 @@ final class CurlLoopMailbox: Sendable {
         waiting?.resolve(.cancelled)
     }
 
+    // MARK: - Executor jobs
+
+    /// Queues a job for the loop thread and wakes it (a job queued by the loop thread itself needs
+    /// no wake-up: the loop checks ``hasWork`` before it sleeps). Once the loop has exited, hands
+    /// the job to `retired` instead, under the lock, so jobs keep their order.
+    /// While the loop thread waits for a server-trust evaluator, the job pokes that wait: the
+    /// loop runs jobs meanwhile (a cancel must reach the actor to end the wait).
+    func enqueue(_ job: CurlLoopJob, retired: (CurlLoopJob) -> Void) {
+        let waiting = state.withLock { state -> CurlTrustWait? in
+            guard !state.jobsRetired else {
+                retired(job)
+                return nil
+            }
+            state.jobs.append(job)
+            wake(&state)
+            return state.trustWait?.wait
+        }
+        waiting?.poke()
+    }
+
+    /// Loop thread: takes the queued jobs.
+    func takeJobs() -> [CurlLoopJob] {
+        state.withLock { state in
+            guard !state.jobs.isEmpty else { return [] }
+            let jobs = state.jobs
+            state.jobs = []
+            return jobs
+        }
+    }
+
+    /// Whether jobs or commands wait (then the loop must not sleep).
+    var hasWork: Bool { state.withLock { !$0.jobs.isEmpty || !$0.commands.isEmpty } }
+
+    /// Loop thread, first act: records the thread.
+    func markLoopThread() {
+        state.withLock { $0.loopThread = pthread_self() }
+    }
+
+    /// Whether the caller runs on the loop thread (`true`), or the loop has exited and jobs run
+    /// on the fallback queue (`nil`), or neither (`false`).
+    var isOnLoopThread: Bool? {
+        state.withLock { state in
+            if state.jobsRetired { return nil }
+            guard let loop = state.loopThread else { return false }
+            return pthread_equal(loop, pthread_self()) != 0
+        }
+    }
+
+    /// Loop thread, after its last turn: from now on jobs go to `fallback`; those still queued are
+    /// handed to it first, in order.
+    func retireJobs(to fallback: (CurlLoopJob) -> Void) {
+        state.withLock { state in
+            state.jobsRetired = true
+            for job in state.jobs { fallback(job) }
+            state.jobs = []
+        }
+    }
+
     /// Loop thread: it is about to block on `wait` for transfer `id`. A cancel of `id` (or a
     /// shutdown) already queued ends the wait at once.
     func beginTrustWait(_ wait: CurlTrustWait, for id: CurlTransferID) {
@@ -115,8 +184,11 @@ final class CurlLoopMailbox: Sendable {
         state.withLock { $0.trustWait = nil }
     }
 
+    /// Wakes `curl_multi_poll`, unless a wake-up is already pending, the loop has closed, or the
+    /// caller is the loop thread itself (it checks ``hasWork`` before it sleeps).
     private func wake(_ state: inout State) {
         guard !state.wakePending, !state.closed else { return }
+        if let loop = state.loopThread, pthread_equal(loop, pthread_self()) != 0 { return }
         state.wakePending = true
         _ = ancurl_multi_wakeup(multi.pointer)
     }

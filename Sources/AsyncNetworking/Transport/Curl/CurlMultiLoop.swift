@@ -38,13 +38,18 @@ final class CurlMultiLoop: Sendable {
     }
 
     private let mailbox: CurlLoopMailbox
+    /// Runs jobs on the loop thread: the executor of the ``SessionManager`` that owns this loop.
+    let executor: CurlLoopExecutor
 
     /// Loads libcurl, creates the multi handle and starts the loop thread.
     ///
     /// - Throws: ``CurlLibraryError`` when `libcurl.so.4` cannot be loaded or the multi handle
     ///   cannot be created.
+    /// `fallback` is where ``executor`` runs jobs once the loop thread has exited (default: a
+    /// serial queue of its own).
     init(
         configuration: Configuration = .default,
+        fallback: DispatchQueue = DispatchQueue(label: "AsyncNetworking.curl.fallback"),
         handler: @escaping @Sendable ([CurlEvent]) -> Void
     ) throws(CurlLibraryError) {
         try CurlLibrary.load()
@@ -59,9 +64,15 @@ final class CurlMultiLoop: Sendable {
         let multi = CurlMultiHandle(pointer: pointer)
         let mailbox = CurlLoopMailbox(multi: multi)
         self.mailbox = mailbox
+        let executor = CurlLoopExecutor(mailbox: mailbox, fallback: fallback)
+        self.executor = executor
         let thread = Thread {
-            let core = CurlLoopCore(multi: multi.pointer, mailbox: mailbox, configuration: configuration, handler: handler)
+            mailbox.markLoopThread()
+            let core = CurlLoopCore(
+                multi: multi.pointer, mailbox: mailbox, executor: executor, configuration: configuration, handler: handler
+            )
             core.run()
+            mailbox.retireJobs { executor.run($0, onFallback: true) }
             mailbox.markStopped()
         }
         thread.name = configuration.threadName

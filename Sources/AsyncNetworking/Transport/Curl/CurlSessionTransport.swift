@@ -13,11 +13,15 @@ final class CurlSessionTransport: Sendable {
     /// The configuration's `timeoutIntervalForRequest`, used when a request keeps the default 60 s.
     let defaultIdleTimeout: TimeInterval
 
-    /// Starts the loop thread. Events go to `deliver`, which hops onto the manager's executor.
-    init(configuration: URLSessionConfiguration, deliver: @escaping @Sendable ([CurlEvent]) -> Void) throws(CurlLibraryError) {
+    /// Starts the loop thread. Events go to `deliver` on the loop thread — the manager's executor
+    /// (`CurlLoopExecutor`); jobs go to `fallback` once the loop has exited.
+    init(
+        configuration: URLSessionConfiguration, fallback: DispatchQueue,
+        deliver: @escaping @Sendable ([CurlEvent]) -> Void
+    ) throws(CurlLibraryError) {
         var loopConfiguration = CurlMultiLoop.Configuration()
         loopConfiguration.maxHostConnections = max(1, configuration.httpMaximumConnectionsPerHost)
-        loop = try CurlMultiLoop(configuration: loopConfiguration, handler: deliver)
+        loop = try CurlMultiLoop(configuration: loopConfiguration, fallback: fallback, handler: deliver)
         let resource = configuration.timeoutIntervalForResource
         // NaN, ≤ 0, infinite, huge and URLSession's 7 days all mean no total limit (never a trap).
         totalTimeout = resource < 604_800 ? SafeTime.timeout(seconds: resource) : nil

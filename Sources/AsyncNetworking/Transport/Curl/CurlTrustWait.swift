@@ -53,13 +53,24 @@ final class CurlTrustWait: Sendable {
         return true
     }
 
+    /// Wakes the waiting thread without ending the wait, so it runs `whenPoked` (queued jobs).
+    func poke() {
+        semaphore.signal()
+    }
+
     /// Blocks the calling thread until the wait ends, at most `timeout` (then ``Outcome/timedOut``).
-    func wait(timeout: Duration) -> Outcome {
+    /// Each ``poke()`` meanwhile runs `whenPoked` on this thread, then the wait goes on.
+    func wait(timeout: Duration, whenPoked: () -> Void = {}) -> Outcome {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
-        if semaphore.wait(timeout: .now() + .nanoseconds(Int(max(1, nanoseconds)))) == .timedOut {
-            resolve(.timedOut)
+        let deadline = DispatchTime.now() + .nanoseconds(Int(max(1, nanoseconds)))
+        while true {
+            if let outcome = state.withLock({ $0.outcome }) { return outcome }
+            if semaphore.wait(timeout: deadline) == .timedOut {
+                resolve(.timedOut)
+                return state.withLock { $0.outcome } ?? .timedOut
+            }
+            if state.withLock({ $0.outcome }) == nil { whenPoked() }
         }
-        return state.withLock { $0.outcome } ?? .timedOut
     }
 }
