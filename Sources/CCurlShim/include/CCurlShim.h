@@ -274,3 +274,6 @@ void ancurl_slist_free(ancurl_slist *list);
 #endif
 
 #endif
+
+/* Content decoders over dlopen'd zlib, brotli and zstd (ANContentDecoder.h). */
+#include "ANContentDecoder.h"

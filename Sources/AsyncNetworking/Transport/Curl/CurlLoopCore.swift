@@ -229,7 +229,12 @@ final class CurlLoopCore {
             _ = ancurl_multi_remove(multi, easy)
             if restartOnFreshConnection(transfer) { continue }
             // A body that could not be read aborts from the read callback; report why.
-            let code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR : result
+            var code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR : result
+            // An encoded body that was invalid, or ended before its encoded stream did.
+            if transfer.bodyFailure == nil, transfer.decodeFailure != nil || (code == 0 && transfer.decoding?.truncation != nil) {
+                if transfer.decodeFailure == nil { transfer.decodeFailure = transfer.decoding?.truncation }
+                code = ANCURLE_BAD_CONTENT_ENCODING
+            }
             finish(transfer, code: code, message: code == 0 ? "" : transfer.message(for: code), cancelled: false)
         }
     }
