@@ -256,7 +256,13 @@ int an_decoder_step(an_decoder *decoder, const uint8_t **input, size_t *input_le
             if (code == AN_DECODE_END && *input_length > 0) {
                 return fail(decoder, "trailing data after the end of the deflate stream");
             }
-            return code == AN_DECODE_END ? AN_DECODE_END : code;
+            if (code != AN_DECODE_OK || head_length > 0 || *produced == capacity) return code;
+            /* The head is used up and there is room: go on with the input, so a step that used
+               no input always produced something (or needs more input). */
+            size_t more = 0;
+            code = inflate_step(decoder, input, input_length, output + *produced, capacity - *produced, &more);
+            *produced += more;
+            return code;
         }
         return inflate_step(decoder, input, input_length, output, capacity, produced);
     }

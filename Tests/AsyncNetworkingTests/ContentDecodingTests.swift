@@ -57,6 +57,12 @@ struct ContentDecodingTests {
         try await Self.withEncodedServer { server, manager in
             for (name, coding, bytes) in samples {
                 server.serve(name, contentEncoding: coding, bytes)
+                if name == "gzip-members", manager.transport != .curl {
+                    // libcurl 7.88 inside FoundationNetworking refuses a second gzip member (LinuxBehaviour).
+                    let error = await expectNetworkingError { try await manager.data(from: server.url(name)) }
+                    #expect(error?.kind == .transport(.cannotDecodeContentData), "\(String(describing: error))")
+                    continue
+                }
                 let (body, response) = try await manager.data(from: server.url(name))
                 #expect(response.statusCode == 200)
                 #expect(body == Self.text, "\(name): \(body.count) bytes")
@@ -80,6 +86,13 @@ struct ContentDecodingTests {
             cases.append(("zstd-bomb-cut", "zstd", ContentEncoders.zstdZeros(count: 64 << 20).dropLast(4)))
             for (name, coding, bytes) in cases {
                 server.serve(name, contentEncoding: coding, bytes)
+                if manager.transport != .curl, name.hasSuffix("-half") || name.hasSuffix("-short") || name.hasSuffix("-cut") {
+                    // FoundationNetworking's libcurl 7.88 never checks that an encoded stream ended
+                    // (LinuxBehaviour): the documented outcome is a short success.
+                    let (body, _) = try await manager.data(from: server.url(name))
+                    #expect(body.count < (name.hasSuffix("-cut") ? 64 << 20 : Self.text.count), "\(name)")
+                    continue
+                }
                 let error = await expectNetworkingError { try await manager.data(from: server.url(name)) }
                 #expect(error?.kind == .transport(.cannotDecodeContentData), "\(name): \(String(describing: error))")
             }
@@ -95,6 +108,12 @@ struct ContentDecodingTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let destination = directory.appendingPathComponent("file.txt")
+            guard manager.transport == .curl else {
+                // FoundationNetworking cannot tell (LinuxBehaviour): the documented outcome is a short file.
+                let (file, _) = try await manager.download(from: server.url("cut"), to: .file(destination))
+                #expect(try Data(contentsOf: file).count < Self.text.count)
+                return
+            }
             let error = await expectNetworkingError { try await manager.download(from: server.url("cut"), to: .file(destination)) }
             #expect(error?.kind == .transport(.cannotDecodeContentData), "\(String(describing: error))")
             #expect(!FileManager.default.fileExists(atPath: destination.path))
