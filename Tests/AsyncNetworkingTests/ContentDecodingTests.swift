@@ -86,11 +86,13 @@ struct ContentDecodingTests {
             cases.append(("zstd-bomb-cut", "zstd", ContentEncoders.zstdZeros(count: 64 << 20).dropLast(4)))
             for (name, coding, bytes) in cases {
                 server.serve(name, contentEncoding: coding, bytes)
-                if manager.transport != .curl, name.hasSuffix("-half") || name.hasSuffix("-short") || name.hasSuffix("-cut") {
+                if manager.transport != .curl, !name.hasPrefix("gzip-members"),
+                   name.hasSuffix("-half") || name.hasSuffix("-short") || name.hasSuffix("-cut") {
                     // FoundationNetworking's libcurl 7.88 never checks that an encoded stream ended
-                    // (LinuxBehaviour): the documented outcome is a short success.
+                    // (LinuxBehaviour): the documented outcome is a success with what was decoded
+                    // (all of it when only the trailer was cut).
                     let (body, _) = try await manager.data(from: server.url(name))
-                    #expect(body.count < (name.hasSuffix("-cut") ? 64 << 20 : Self.text.count), "\(name)")
+                    #expect(body.count <= (name.hasSuffix("-cut") ? 64 << 20 : Self.text.count), "\(name)")
                     continue
                 }
                 let error = await expectNetworkingError { try await manager.data(from: server.url(name)) }

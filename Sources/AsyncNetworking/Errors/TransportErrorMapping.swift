@@ -73,16 +73,20 @@ private func refine(
 }
 
 /// Whether libcurl (inside FoundationNetworking) gave up decoding `response`'s body: a bad
-/// checksum or corrupt data ("Error while processing content unencoding: …", `CURLE_BAD_CONTENT_ENCODING`),
-/// or bytes after the end of the encoded stream, which libcurl 7.88 refuses with
+/// checksum or corrupt data (`CURLE_BAD_CONTENT_ENCODING`: "Error while processing content
+/// unencoding: …" or
+/// "Unrecognized or bad HTTP Content or Transfer-Encoding"), or bytes after the end of the encoded
+/// stream, which libcurl 7.88 refuses with
 /// `CURLE_WRITE_ERROR` ("Failed writing received data to disk/application") — for an encoded body
 /// only, as nothing else of this library's makes that write fail.
 private func isContentDecodingFailure(_ message: String, response: HTTPURLResponse) -> Bool {
-    if message.contains("content unencoding") || message.contains("content encoding") { return true }
-    guard message.contains("failed writing received data"),
-          let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+    if message.contains("content unencoding") { return true }
+    guard let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+          !coding.isEmpty, coding != "identity"
     else { return false }
-    return !coding.isEmpty && coding != "identity"
+    // CURLE_WRITE_ERROR (bytes after the end), or CURLE_BAD_CONTENT_ENCODING's bare text.
+    return message.contains("failed writing received data") || message.contains("content or transfer-encoding")
+        || message.contains("content encoding")
 }
 
 /// `URLError.Code(rawValue:)` is failable in swift-corelibs-foundation and not on Apple platforms.
