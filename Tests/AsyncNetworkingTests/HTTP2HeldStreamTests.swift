@@ -137,15 +137,15 @@ struct HTTP2HeldStreamTests {
 /// an attempt with a receive window asks libcurl for HTTP/1.1; one without keeps HTTP/2 over TLS.
 @Suite struct HTTP2HeldStreamRuleTests {
     @Test func anAttemptWithAWindowAsksForHTTP1AndOneWithoutKeepsHTTP2OverTLS() throws {
-        let transport = try CurlSessionTransport(configuration: .ephemeral) { _ in }
+        let transport = try CurlSessionTransport(configuration: .ephemeral, fallback: DispatchQueue(label: "test")) { _ in }
         let request = URLRequest(url: URL(string: "https://127.0.0.1:9/f.bin")!)
         for window in [16 << 10, 1 << 20, 3 << 20] {
-            let (held, _) = try transport.makeRequest(request, upload: .none, fileLength: 0, credential: nil, window: window)
+            let (held, _) = try transport.makeRequest(request, upload: .none, fileLength: 0, window: window)
             #expect(held.options.httpVersion == .http1_1)
         }
-        let (uploadHeld, _) = try transport.makeRequest(request, upload: .data(Data("x".utf8)), fileLength: 0, credential: nil, window: 3 << 20)
+        let (uploadHeld, _) = try transport.makeRequest(request, upload: .data(Data("x".utf8)), fileLength: 0, window: 3 << 20)
         #expect(uploadHeld.options.httpVersion == .http1_1)
-        let (collected, _) = try transport.makeRequest(request, upload: .none, fileLength: 0, credential: nil, window: nil)
+        let (collected, _) = try transport.makeRequest(request, upload: .none, fileLength: 0, window: nil)
         #expect(collected.options.httpVersion == .automatic)
     }
 }

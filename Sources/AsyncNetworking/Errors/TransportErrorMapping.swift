@@ -15,7 +15,9 @@ extension NetworkingError {
     ///   mid-body, or a `Content-Length` larger than the body) → `.networkConnectionLost`;
     /// - `-1` with a TLS message → `.secureConnectionFailed`; `-1` before any response (a malformed
     ///   header) and `-1002` for an http(s) URL (curl's "unsupported HTTP version" for a malformed
-    ///   status line) → `.badServerResponse`.
+    ///   status line) → `.badServerResponse`;
+    /// - `-1` when libcurl could not decode an encoded body (corrupt data, a checksum mismatch,
+    ///   bytes after the end of the stream) → `.cannotDecodeContentData`.
     /// The original error stays in ``underlyingError`` and its text in ``message``.
     static func transport(
         _ error: any Error,
@@ -56,6 +58,7 @@ private func refine(
         if lowered.contains("ssl") || lowered.contains("tls") || lowered.contains("certificate") {
             return .secureConnectionFailed
         }
+        if let response, isContentDecodingFailure(lowered, response: response) { return .cannotDecodeContentData }
         if response != nil {
             if let received, let expected = received.expected, received.bytes < expected { return .networkConnectionLost }
             if lowered.contains("transfer closed") { return .networkConnectionLost }
@@ -67,6 +70,23 @@ private func refine(
     default:
         return code
     }
+}
+
+/// Whether libcurl (inside FoundationNetworking) gave up decoding `response`'s body: a bad
+/// checksum or corrupt data (`CURLE_BAD_CONTENT_ENCODING`: "Error while processing content
+/// unencoding: …" or
+/// "Unrecognized or bad HTTP Content or Transfer-Encoding"), or bytes after the end of the encoded
+/// stream, which libcurl 7.88 refuses with
+/// `CURLE_WRITE_ERROR` ("Failed writing received data to disk/application") — for an encoded body
+/// only, as nothing else of this library's makes that write fail.
+private func isContentDecodingFailure(_ message: String, response: HTTPURLResponse) -> Bool {
+    if message.contains("content unencoding") { return true }
+    guard let coding = response.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+          !coding.isEmpty, coding != "identity"
+    else { return false }
+    // CURLE_WRITE_ERROR (bytes after the end), or CURLE_BAD_CONTENT_ENCODING's bare text.
+    return message.contains("failed writing received data") || message.contains("content or transfer-encoding")
+        || message.contains("content encoding")
 }
 
 /// `URLError.Code(rawValue:)` is failable in swift-corelibs-foundation and not on Apple platforms.

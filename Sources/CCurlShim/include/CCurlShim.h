@@ -297,3 +297,6 @@ size_t ancurl_drain_take(int port, void *buffer, size_t capacity);
 #endif
 
 #endif
+
+/* Content decoders over dlopen'd zlib, brotli and zstd (ANContentDecoder.h). */
+#include "ANContentDecoder.h"

@@ -35,7 +35,8 @@ enum CurlEasyConfiguration {
         case .http1_1: try set(easy, ANCURLOPT_HTTP_VERSION, Int(ANCURL_HTTP_VERSION_1_1))
         case .http2PriorKnowledge: try set(easy, ANCURLOPT_HTTP_VERSION, Int(ANCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
         }
-        if options.decodesContent { try set(easy, ANCURLOPT_ACCEPT_ENCODING, string: "") }
+        // Content codings are decoded by CurlBodyDecoding, never by libcurl (whose decoders are
+        // unbounded); the Accept-Encoding field is one of the request's header lines.
         if !options.usesEnvironmentProxy { try set(easy, ANCURLOPT_PROXY, string: "") }
         if let size = options.receiveBufferSize { try set(easy, ANCURLOPT_BUFFERSIZE, size) }
         if let timeout = options.connectTimeout { try set(easy, ANCURLOPT_CONNECTTIMEOUT_MS, milliseconds(timeout)) }
@@ -102,6 +103,10 @@ enum CurlEasyConfiguration {
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         if !setsExpect { lines.append("Expect:") }
+        if request.options.decodesContent, !request.headers.contains(where: { $0.name.lowercased() == "accept-encoding" }),
+           let codings = ContentCoding.acceptEncoding {
+            lines.append("Accept-Encoding: \(codings)")
+        }
         return lines
     }
 

@@ -239,6 +239,12 @@ final class CurlLoopCore {
             var code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR
                 : transfer.headFailure != nil ? ANCURLE_WEIRD_SERVER_REPLY : result
             code = CurlEarlyResponse.resolve(transfer, code: code)
+            // An encoded body that was invalid, or ended before its encoded stream did.
+            if transfer.bodyFailure == nil, transfer.headFailure == nil,
+               transfer.decodeFailure != nil || (code == 0 && transfer.decoding?.truncation != nil) {
+                if transfer.decodeFailure == nil { transfer.decodeFailure = transfer.decoding?.truncation }
+                code = ANCURLE_BAD_CONTENT_ENCODING
+            }
             finish(transfer, code: code, message: code == 0 ? "" : transfer.message(for: code), cancelled: false)
         }
     }

@@ -105,8 +105,10 @@ struct CurlCredential: Sendable, Hashable {
 
 /// Per-transfer settings of a ``CurlRequest``.
 struct CurlTransferOptions: Sendable, Hashable {
-    /// Sends `Accept-Encoding` with every encoding this libcurl decodes and delivers the body
-    /// decoded (`CURLOPT_ACCEPT_ENCODING ""`). Default `true`.
+    /// Sends `Accept-Encoding` with every coding the library decodes (unless the request has its
+    /// own) and delivers the body decoded by ``CurlBodyDecoding`` — never by libcurl — within the
+    /// receive window; a body whose encoded stream does not end properly fails with
+    /// `CURLE_BAD_CONTENT_ENCODING`. `false`: no `Accept-Encoding`, the body as received. Default `true`.
     var decodesContent = true
     /// Connect timeout (`CURLOPT_CONNECTTIMEOUT_MS`). Default `nil`: curl's own (300 s).
     var connectTimeout: Duration?

@@ -35,6 +35,11 @@ final class CurlTransfer {
     /// Set when the response head broke RFC 9110/9112 (see ``CurlHeadParser``); the completion
     /// then reports `CURLE_WEIRD_SERVER_REPLY` with this reason.
     var headFailure: String? { parser.failure }
+    /// Decodes the current response's body when it has a content coding (see ``CurlBodyDecoding``).
+    var decoding: CurlBodyDecoding?
+    /// Set when the body was not a valid encoding; the completion then reports
+    /// `CURLE_BAD_CONTENT_ENCODING`.
+    var decodeFailure: String?
 
     /// `CURLOPT_ERRORBUFFER`, `CURL_ERROR_SIZE` bytes.
     let errorBuffer: UnsafeMutablePointer<CChar>
@@ -101,6 +106,7 @@ final class CurlTransfer {
     func message(for code: Int32) -> String {
         if let bodyFailure { return bodyFailure }
         if let headFailure { return headFailure }
+        if let decodeFailure { return decodeFailure }
         if errorBuffer[0] != 0 { return String(cString: errorBuffer) }
         guard code != 0, let text = ancurl_easy_strerror(code) else { return "" }
         return String(cString: text)
@@ -127,6 +133,7 @@ final class CurlTransfer {
     /// again after the unpause, so nothing is counted twice.
     func didReceive(_ buffer: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
         guard count > 0, let buffer else { return count }
+        if let decoding { return didReceiveEncoded(buffer, count: count, decoding: decoding) }
         guard flow.admit(count) else {
             if flow.receivingPausedForTurn { core.noteTurnPaused(self) }
             return Int(ANCURL_WRITEFUNC_PAUSE)
@@ -136,6 +143,13 @@ final class CurlTransfer {
         core.notePending(self)
         if pendingData.count >= Self.maxJoinedChunk { flush() }
         return count
+    }
+
+    /// Adds decoded body bytes to this turn's pending data (``CurlBodyDecoding``).
+    func appendDecoded(_ bytes: UnsafeRawBufferPointer) {
+        pendingData.append(bytes.bindMemory(to: UInt8.self))
+        core.notePending(self)
+        if pendingData.count >= Self.maxJoinedChunk { flush() }
     }
 
     /// `CURLOPT_HEADERFUNCTION`: one complete header line.
@@ -148,6 +162,7 @@ final class CurlTransfer {
             flush()
             // A head that replaces an earlier one (curl answered a challenge): its body starts over.
             flow.restart()
+            decoding = request.options.decodesContent ? CurlBodyDecoding.forHead(head) : nil
             core.append(.response(id, head))
         }
         // Returning less than `count` aborts the transfer; the completion reports the reason.
