@@ -8,7 +8,7 @@ import FoundationNetworking
 /// of a lock (AFNetworking's `AFURLSessionManager`), over one of two transports.
 ///
 /// - **curl** (the Linux default): libcurl's multi interface driven by a thread of the manager's
-///   own; each loop turn's events enter the actor in one hop; per-transfer flow control (a slow
+///   own, which is also the actor's executor (events enter the actor with no thread hop); per-transfer flow control (a slow
 ///   consumer pauses only its own transfer), real `suspend()`/`resume()`, connection metrics.
 /// - **URLSession** (the default on Apple platforms; `SessionManager(transport: .urlSession)` or
 ///   `ASYNCNETWORKING_TRANSPORT=urlsession` on Linux): the actor runs on the same serial queue

@@ -4,7 +4,7 @@ import FoundationNetworking
 import Synchronization
 
 /// The curl transport as the ``SessionManager`` sees it: one ``CurlMultiLoop`` (a thread of its own)
-/// whose batches of events enter the manager's executor in **one hop per loop turn**, and the
+/// whose thread is the manager's executor (batches of events enter the actor with no hop), and the
 /// translation of a transfer's next attempt into a ``CurlRequest``.
 final class CurlSessionTransport: Sendable {
     let loop: CurlMultiLoop
