@@ -15,7 +15,9 @@ extension SessionManager {
         }
         // Interim 1xx responses (100 Continue, 103 Early Hints) are not the response.
         guard http.statusCode >= 200 else { return }
-        if let problem = ResponseHeadValidation.problem(in: http) {
+        // Curl's heads were checked line by line as they arrived (CurlHeadParser); URLSession's
+        // only arrive parsed, so their fields are checked here.
+        if !engine.checksResponseHeads, let problem = ResponseHeadValidation.problem(in: http) {
             return fail(state, with: NetworkingError(.transport(.badServerResponse), problem, request: state.originalRequest))
         }
         if state.deferred != nil { return state.deferred!.append(.response(http)) }

@@ -50,6 +50,13 @@ enum TransportEngine: Sendable {
     /// Curl was asked for and libcurl could not be loaded: transfers fail with this message.
     case curlUnavailable(String)
     #endif
+
+    /// Whether the transport checks response heads against RFC 9110/9112 itself, line by line
+    /// (curl); URLSession's parsed fields are checked by the Session layer.
+    var checksResponseHeads: Bool {
+        if case .urlSession = self { return false }
+        return true
+    }
 }
 
 /// Hands curl's batches to a manager created after the transport (the loop exists first). The
