@@ -41,7 +41,7 @@ struct HTTPHookTests {
 
     @Test func challengeHookCredentialTurnsThe401Into200() async throws {
         try await withClient { _, client in
-            let methods = Mutex<[String]>([])
+            let methods = SanitizedMutex<[String]>([])
             await client.manager.setHooks(SessionHooks(challenge: { context in
                 methods.withLock { $0.append(context.authenticationMethod) }
                 return .useCredential(URLCredential(user: "user", password: "secret", persistence: .none))
@@ -65,7 +65,7 @@ struct HTTPHookTests {
 
     @Test func digestChallengeOnLinuxIsNotDelivered() async throws {
         try await withClient { server, client in
-            let challenged = Mutex<[String]>([])
+            let challenged = SanitizedMutex<[String]>([])
             await client.manager.setHooks(SessionHooks(challenge: { context in
                 challenged.withLock { $0.append(context.authenticationMethod) }
                 return .useCredential(URLCredential(user: "user", password: "secret", persistence: .none))
@@ -98,7 +98,7 @@ struct HTTPHookTests {
         )
         let task = manager.session.dataTask(with: url)
         defer { task.cancel() }
-        let decisions = Mutex<[CachedURLResponse?]>([])
+        let decisions = SanitizedMutex<[CachedURLResponse?]>([]) // TSan sees this lock (not Synchronization.Mutex)
         let decide: @Sendable (CachedURLResponse?) -> Void = { decision in decisions.withLock { $0.append(decision) } }
 
         // Each hook answers from a task of its own: wait for one decision before asking the next,
@@ -122,7 +122,7 @@ struct HTTPHookTests {
     }
 
     @Test func linuxNeverAsksTheCacheHook() async throws {
-        let asked = Mutex(0)
+        let asked = SanitizedMutex(0)
         try await withClient(configure: { configuration in
             #if canImport(FoundationNetworking)
             configuration.urlCache = URLCache(memoryCapacity: 4 << 20, diskCapacity: 0, diskPath: nil)
@@ -154,7 +154,7 @@ struct HTTPHookTests {
 
     @Test func responseHookCancelFailsWithCancelled() async throws {
         try await withClient { server, client async throws in
-            let decided = Mutex<ContinuousClock.Instant?>(nil)
+            let decided = SanitizedMutex<ContinuousClock.Instant?>(nil)
             let manager = client.manager
             await client.manager.setHooks(SessionHooks(response: { response, _ in
                 guard response.url?.path == "/bytes/100000" else { return .allow }
