@@ -8,9 +8,9 @@ import Testing
 @Suite("Curl head parser: line, field and status-line rules")
 struct CurlHeadParserRulesTests {
     /// Feeds each line as bytes (CR LF appended) and returns the heads completed and the failure.
-    private func feed(_ lines: [String]) -> (heads: [CurlResponseHead], failure: String?) {
+    private func feed(_ lines: [String]) -> (heads: [ResponseHead], failure: String?) {
         var parser = CurlHeadParser()
-        var heads: [CurlResponseHead] = []
+        var heads: [ResponseHead] = []
         for line in lines {
             let bytes = Array((line + "\r\n").utf8)
             if let head = bytes.withUnsafeBytes({ parser.consume($0) }) { heads.append(head) }
@@ -109,7 +109,7 @@ struct CurlHeadParserRulesTests {
     @Test("a bare LF ends a line like CR LF")
     func bareLF() throws {
         var parser = CurlHeadParser()
-        var head: CurlResponseHead?
+        var head: ResponseHead?
         for line in ["HTTP/1.1 200 OK\n", "X-A: 1\n", "\n"] {
             head = Array(line.utf8).withUnsafeBytes { parser.consume($0) } ?? head
         }

@@ -8,11 +8,11 @@ import Testing
 @Suite("Curl head parser")
 struct CurlHeadParserTests {
     /// Feeds lines (CRLF appended) and returns every head completed.
-    private func parse(_ lines: [String], into parser: inout CurlHeadParser) -> [CurlResponseHead] {
+    private func parse(_ lines: [String], into parser: inout CurlHeadParser) -> [ResponseHead] {
         lines.compactMap { parser.consume($0 + "\r\n") }
     }
 
-    private func parse(_ lines: [String]) -> [CurlResponseHead] {
+    private func parse(_ lines: [String]) -> [ResponseHead] {
         var parser = CurlHeadParser()
         return parse(lines, into: &parser)
     }
@@ -113,7 +113,7 @@ struct CurlHeadParserTests {
     func rawBytes() {
         var parser = CurlHeadParser()
         let lines: [[UInt8]] = [Array("HTTP/1.1 200 OK\r\n".utf8), Array("X-U: h\u{e9}\r\n".utf8), [0x58, 0x2D, 0x4C, 0x3A, 0x20, 0xE9, 0x0D, 0x0A], [0x0D, 0x0A]]
-        var head: CurlResponseHead?
+        var head: ResponseHead?
         for line in lines {
             head = line.withUnsafeBytes { parser.consume($0) } ?? head
         }

@@ -8,7 +8,7 @@ import LoopbackServer
 final class CurlRecorder: Sendable {
     /// What one transfer delivered so far.
     struct Record: Sendable {
-        var heads: [CurlResponseHead] = []
+        var heads: [ResponseHead] = []
         /// The body, kept while it is at most ``CurlRecorder/keptBodyLimit`` bytes.
         var body = Data()
         var bodyCount = 0

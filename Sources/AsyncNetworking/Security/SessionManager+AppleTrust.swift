@@ -10,7 +10,7 @@ import Security
 /// and the transfer fails with ``NetworkingError/Kind/serverTrustFailed(host:reason:)``.
 extension SessionManager {
     func evaluateServerTrust(
-        _ challenge: URLAuthenticationChallenge, for state: TransferState, taskIdentifier: Int,
+        _ challenge: URLAuthenticationChallenge, for state: TransferState, attemptID: AttemptID,
         completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         let space = challenge.protectionSpace
@@ -34,7 +34,7 @@ extension SessionManager {
         Task {
             let decision = await evaluator.decision(for: context)
             // A transfer cancelled meanwhile is not answered (URLSession cancelled the challenge).
-            guard isAwaitingDecision(state, taskIdentifier) else { return }
+            guard isAwaitingDecision(state, attemptID) else { return }
             switch decision {
             case .accept:
                 completion(.useCredential, credential)

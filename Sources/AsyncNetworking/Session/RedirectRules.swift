@@ -75,16 +75,21 @@ enum RedirectRules {
     /// body and its `Content-Type` and `Content-Length` — while 307 and 308 keep method and body.
     /// `nil` when the response is no redirect or has no usable `Location`.
     static func proposedRequest(after response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
-        guard isRedirect(response.statusCode),
-              let location = response.value(forHTTPHeaderField: "Location"),
-              let base = response.url ?? request.url,
+        proposedRequest(after: ResponseHead(response), url: response.url, for: request)
+    }
+
+    /// The same for a native head received from `url`.
+    static func proposedRequest(after head: ResponseHead, url: URL?, for request: URLRequest) -> URLRequest? {
+        guard isRedirect(head.statusCode),
+              let location = head.value(of: "Location"),
+              let base = url ?? request.url,
               let target = URL(string: location, relativeTo: base)?.absoluteURL
         else { return nil }
         var next = request
         next.url = target
         let method = (request.httpMethod ?? "GET").uppercased()
-        let becomesGet = (response.statusCode == 303 && method != "HEAD")
-            || ((response.statusCode == 301 || response.statusCode == 302) && method == "POST")
+        let becomesGet = (head.statusCode == 303 && method != "HEAD")
+            || ((head.statusCode == 301 || head.statusCode == 302) && method == "POST")
         if becomesGet {
             next.httpMethod = "GET"
             next.httpBody = nil

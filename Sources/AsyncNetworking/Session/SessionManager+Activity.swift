@@ -66,9 +66,9 @@ extension SessionManager {
 
     /// Hands the final response to the transfer's sink, and publishes it (with a download's
     /// resumption) when the sink took it. Every path that delivers a response goes through here.
-    func deliverResponse(_ response: HTTPURLResponse, to state: TransferState) -> NetworkingError? {
-        if let error = state.sink.didReceive(response: response, for: state) { return error }
-        guard activity.isObserved, state.phase == .running, state.resendRequest == nil else { return nil }
+    func deliverResponse(to state: TransferState) -> NetworkingError? {
+        if let error = state.sink.didReceiveResponse(for: state) { return error }
+        guard activity.isObserved, state.phase == .running, state.resendRequest == nil, let response = state.response else { return nil }
         activity.broadcast(.response(state.id, response))
         if let resumed = state.sink.lastResumption {
             activity.broadcast(.downloadResumed(state.id, offset: resumed.offset, expectedTotal: resumed.expectedTotal))

@@ -7,12 +7,12 @@ import FoundationNetworking
 /// its delegate for, answered from ``SessionHooks`` (async closures run off the executor).
 extension SessionManager {
     func taskWillRedirect(
-        taskIdentifier: Int, response: HTTPURLResponse, newRequest: URLRequest,
+        attemptID: AttemptID, response: HTTPURLResponse, newRequest: URLRequest,
         completion: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // A task we cancelled (or no longer know, which means we cancelled it) is never answered:
         // answering after a cancel traps FoundationNetworking, and the cancel ends the task anyway.
-        guard let state = transfersByTask[taskIdentifier], isAwaitingDecision(state, taskIdentifier) else { return }
+        guard let state = transfersByAttempt[attemptID], isAwaitingDecision(state, attemptID) else { return }
         if let scheme = RedirectRules.unsupportedScheme(of: newRequest.url) {
             return completion(refuseRedirect(state, scheme: scheme, response: response))
         }
@@ -25,7 +25,7 @@ extension SessionManager {
             from: response.url ?? state.currentRequest.url, to: proposed.url, followed: state.redirectCount
         ) else { return completion(nil) }
         guard let hook = hooks.redirect else {
-            return answerRedirect(follow(proposed, after: response, for: state), task: taskIdentifier, state: state, completion: completion)
+            return answerRedirect(follow(proposed, after: response, for: state), task: attemptID, state: state, completion: completion)
         }
         let context = RedirectContext(
             transfer: state.id, originalRequest: state.originalRequest, response: response,
@@ -34,17 +34,17 @@ extension SessionManager {
         Task {
             let decision = await hook(context)
             // The transfer may have been cancelled while the hook decided: then stay silent.
-            guard self.isAwaitingDecision(state, taskIdentifier) else { return }
+            guard self.isAwaitingDecision(state, attemptID) else { return }
             self.answerRedirect(decision.flatMap { self.follow($0, after: response, for: state) },
-                                task: taskIdentifier, state: state, completion: completion)
+                                task: attemptID, state: state, completion: completion)
         }
     }
 
     /// Whether URLSession still waits for our answer about this task: it runs, and we have not
     /// cancelled it (for a failure, a cancel or a pause).
-    func isAwaitingDecision(_ state: TransferState, _ taskIdentifier: Int) -> Bool {
+    func isAwaitingDecision(_ state: TransferState, _ attemptID: AttemptID) -> Bool {
         state.phase == .running && state.cancellation == nil && !state.isPausing
-            && transfersByTask[taskIdentifier] === state
+            && transfersByAttempt[attemptID] === state
     }
 
     /// The request to propose for a redirect: URLSession's, except that a 307/308 of a request with
@@ -62,7 +62,7 @@ extension SessionManager {
     /// Answers URLSession, then — when the manager will re-send the request itself — stops the
     /// current task at once rather than waiting for a server that may never read the body.
     private func answerRedirect(
-        _ request: URLRequest?, task taskIdentifier: Int, state: TransferState,
+        _ request: URLRequest?, task attemptID: AttemptID, state: TransferState,
         completion: @Sendable (URLRequest?) -> Void
     ) {
         completion(request)
@@ -70,7 +70,7 @@ extension SessionManager {
         let id = state.id
         perform { manager in
             guard let state = manager.transfers[id], state.resendRequest != nil,
-                  manager.transfersByTask[taskIdentifier] === state else { return }
+                  manager.transfersByAttempt[attemptID] === state else { return }
             state.cancelTask()
         }
     }
@@ -125,16 +125,16 @@ extension SessionManager {
     }
 
     func taskDidReceive(
-        challenge: URLAuthenticationChallenge, taskIdentifier: Int,
+        challenge: URLAuthenticationChallenge, attemptID: AttemptID,
         completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         // As for redirects: a task we cancelled is never answered (answering after a cancel can trap).
-        guard let state = transfersByTask[taskIdentifier], isAwaitingDecision(state, taskIdentifier) else { return }
+        guard let state = transfersByAttempt[attemptID], isAwaitingDecision(state, attemptID) else { return }
         let method = challenge.protectionSpace.authenticationMethod
         #if canImport(Security)
         // Apple platforms: the manager's SecurityPolicy judges the server (SessionManager+AppleTrust).
         if method == "NSURLAuthenticationMethodServerTrust" {
-            return evaluateServerTrust(challenge, for: state, taskIdentifier: taskIdentifier, completion: completion)
+            return evaluateServerTrust(challenge, for: state, attemptID: attemptID, completion: completion)
         }
         #endif
         // Trust and client-certificate challenges (Apple platforms only) keep the system's handling.
@@ -149,7 +149,7 @@ extension SessionManager {
             let context = ChallengeContext(transfer: state.id, challenge: challenge)
             Task {
                 let answer = await hook(context)
-                guard self.isAwaitingDecision(state, taskIdentifier) else { return }
+                guard self.isAwaitingDecision(state, attemptID) else { return }
                 switch answer {
                 case .useCredential(let credential): self.accept(credential, challenge: completion, for: state, space: challenge.protectionSpace)
                 case .refuse: self.refuse(challenge: completion, for: state)
@@ -178,13 +178,13 @@ extension SessionManager {
             guard state.phase == .running, state.cancellation == nil else { return }
             switch disposition {
             case .allow:
-                if let error = self.deliverResponse(response, to: state) {
+                if let error = self.deliverResponse(to: state) {
                     return dropDeferred(of: state, failingWith: error)
                 }
                 releaseDeferred(of: state)
             case .becomeDownload(let destination, let options):
                 if let error = self.becomeDownload(state, destination: destination, options: options)
-                    ?? self.deliverResponse(response, to: state) {
+                    ?? self.deliverResponse(to: state) {
                     return dropDeferred(of: state, failingWith: error)
                 }
                 releaseDeferred(of: state)
@@ -207,25 +207,25 @@ extension SessionManager {
     }
 
     /// Whether a 401/407 must wait for its challenge: only when a credential might answer it.
-    func holdsBackAuthenticationResponse(_ response: HTTPURLResponse) -> Bool {
+    func holdsBackAuthenticationResponse(_ head: ResponseHead, url: URL?) -> Bool {
         let header: String
-        switch response.statusCode {
+        switch head.statusCode {
         case 401: header = "WWW-Authenticate"
         case 407: header = "Proxy-Authenticate"
         default: return false
         }
-        guard response.value(forHTTPHeaderField: header) != nil else { return false }
+        guard head.contains(header) else { return false }
         if hooks.challenge != nil { return true }
-        guard let host = response.url?.host?.lowercased() else { return false }
+        guard let host = url?.host?.lowercased() else { return false }
         return credentials[host] != nil
     }
 
     /// Delivers a held-back 401/407 and what followed it: it is the transfer's final response.
     func deliverPendingAuthentication(of state: TransferState) {
-        guard let response = state.pendingAuthentication else { return }
+        guard state.pendingAuthentication != nil else { return }
         state.pendingAuthentication = nil
         guard state.phase == .running else { return }
-        if let error = deliverResponse(response, to: state) {
+        if let error = deliverResponse(to: state) {
             return dropDeferred(of: state, failingWith: error)
         }
         releaseDeferred(of: state)

@@ -6,32 +6,63 @@ import FoundationNetworking
 /// What the manager does with each URLSession callback, once routed to its transfer.
 /// Everything here runs synchronously on the manager's executor (the delegate queue).
 extension SessionManager {
-    func taskDidReceive(response: URLResponse, taskIdentifier: Int) {
-        guard let state = transfersByTask[taskIdentifier] else { return }
+    /// The one entry from every transport: an event of attempt `id`, on the manager's executor.
+    /// Events of an attempt the manager no longer runs (cancelled, replaced) are ignored.
+    func attempt(_ id: AttemptID, didReport event: AttemptEvent) {
+        guard let state = transfersByAttempt[id] else { return }
+        switch event {
+        case .head(let head):
+            attemptDidReceive(head, for: state, attempt: id)
+        case .body(let data):
+            if state.deferred != nil { return state.deferred!.append(.data(data)) }
+            process(data: data, for: state)
+        case .sent(let bytes, let totalExpected):
+            attemptDidSend(bytes: bytes, totalExpected: totalExpected, state: state)
+        case .trailers(let fields):
+            state.trailers = fields
+        case .completed(let outcome):
+            state.attemptEnded = true
+            if let metrics = outcome.metrics { state.connectionMetrics = metrics }
+            if let failure = outcome.bodyReadFailure, state.cancellation == nil { state.cancellation = failure }
+            taskDidComplete(attemptID: id, error: outcome.error)
+        }
+    }
+
+    /// A response head. On a transport that follows no redirect and answers no challenge itself
+    /// (curl, stubs), a redirect goes to the redirect rules and a 401/407 a credential might answer
+    /// to the challenge rules (``SessionManager/attemptDidReceiveRedirectOrChallenge(_:for:attempt:)``).
+    private func attemptDidReceive(_ head: ResponseHead, for state: TransferState, attempt id: AttemptID) {
+        // Interim 1xx responses (100 Continue, 103 Early Hints) are not the response.
+        guard head.statusCode >= 200 else { return }
+        // Curl's heads were checked line by line as they arrived (CurlHeadParser); URLSession's
+        // only arrive parsed, so their fields are checked here.
+        if !engine.checksResponseHeads, let made = head.foundationResponse, let problem = ResponseHeadValidation.problem(in: made) {
+            return fail(state, with: NetworkingError(.transport(.badServerResponse), problem, request: state.originalRequest))
+        }
+        if !engine.followsRedirects, startsRedirectDecision(head, for: state, attempt: id) { return }
+        if state.deferred != nil { return state.deferred!.append(.response(head)) }
+        process(response: head, for: state)
+        // A 401/407 held back for a credential: the Session layer raises the challenge itself.
+        if !engine.followsRedirects, state.pendingAuthentication != nil, state.deferred?.isEmpty == true {
+            askForCredential(after: head, for: state, attempt: id)
+        }
+    }
+
+    /// URLSession's response callback.
+    func taskDidReceive(response: URLResponse, attemptID: AttemptID) {
+        guard let state = transfersByAttempt[attemptID] else { return }
         guard let http = response as? HTTPURLResponse else {
             return fail(state, with: NetworkingError(
                 .transport(.badServerResponse), "the response is not HTTP", request: state.originalRequest
             ))
         }
-        // Interim 1xx responses (100 Continue, 103 Early Hints) are not the response.
-        guard http.statusCode >= 200 else { return }
-        // Curl's heads were checked line by line as they arrived (CurlHeadParser); URLSession's
-        // only arrive parsed, so their fields are checked here.
-        if !engine.checksResponseHeads, let problem = ResponseHeadValidation.problem(in: http) {
-            return fail(state, with: NetworkingError(.transport(.badServerResponse), problem, request: state.originalRequest))
-        }
-        if state.deferred != nil { return state.deferred!.append(.response(http)) }
-        process(response: http, for: state)
+        var head = ResponseHead(http)
+        head.url = http.url
+        attempt(attemptID, didReport: .head(head))
     }
 
-    func taskDidReceive(data: Data, taskIdentifier: Int) {
-        guard let state = transfersByTask[taskIdentifier] else { return }
-        if state.deferred != nil { return state.deferred!.append(.data(data)) }
-        process(data: data, for: state)
-    }
-
-    func taskDidSend(bytes: Int64, totalExpected: Int64, taskIdentifier: Int) {
-        guard let state = transfersByTask[taskIdentifier], bytes > 0 else { return }
+    private func attemptDidSend(bytes: Int64, totalExpected: Int64, state: TransferState) {
+        guard bytes > 0 else { return }
         // URLSession's running total can repeat or jump on Linux; the per-call delta is exact.
         state.bytesSent += bytes
         if state.expectedToSend == nil, totalExpected > 0 { state.expectedToSend = totalExpected }
@@ -40,8 +71,8 @@ extension SessionManager {
         if activity.isObserved { publishUploadProgress(state) }
     }
 
-    func taskDidComplete(taskIdentifier: Int, error: (any Error)?) {
-        guard let state = transfersByTask[taskIdentifier] else { return }
+    func taskDidComplete(attemptID: AttemptID, error: (any Error)?) {
+        guard let state = transfersByAttempt[attemptID] else { return }
         if state.deferred != nil, state.cancellation != nil || state.isPausing {
             // Cancelled while a decision was pending: what was held back no longer matters.
             state.deferred = nil
@@ -58,27 +89,27 @@ extension SessionManager {
 
     // MARK: Processing
 
-    func process(response: HTTPURLResponse, for state: TransferState) {
+    func process(response head: ResponseHead, for state: TransferState) {
         guard state.phase == .running, state.cancellation == nil, !state.isPausing, state.resendRequest == nil else { return }
-        if state.response != nil { state.resetReceived() }
-        state.response = response
+        if state.head != nil { state.resetReceived() }
+        state.setHead(head, url: head.url ?? state.currentRequest.url)
         state.responseInstant = .now
-        state.expectedToReceive = TransferState.expectedBodyLength(of: response, method: state.currentRequest.httpMethod)
+        state.expectedToReceive = TransferState.expectedBodyLength(of: head, method: state.currentRequest.httpMethod)
         if let limit = state.options.maxResponseBytes, let expected = state.expectedToReceive, expected > limit {
             return fail(state, with: tooLarge(state, limit: limit, detail: "Content-Length is \(expected)"))
         }
-        if holdsBackAuthenticationResponse(response) {
+        if holdsBackAuthenticationResponse(head, url: state.headURL) {
             // A credential may answer the challenge that follows; until then this 401/407 and its
             // body might be replaced by the retry's response, so nothing is delivered yet.
             state.deferred = []
-            state.pendingAuthentication = response
+            state.pendingAuthentication = head
             return
         }
-        if let hook = hooks.response {
+        if let hook = hooks.response, let response = state.response {
             state.deferred = []
             return decideResponse(response, for: state, hook: hook)
         }
-        if let error = deliverResponse(response, to: state) {
+        if let error = deliverResponse(to: state) {
             fail(state, with: error)
         }
     }
@@ -101,7 +132,7 @@ extension SessionManager {
     }
 
     func process(completionError error: (any Error)?, for state: TransferState) {
-        if let task = state.task { transfersByTask[task.taskIdentifier] = nil }
+        if let task = state.task { transfersByAttempt[task.attemptID] = nil }
         if state.isPausing, state.cancellation == nil {
             return didPause(state)
         }
@@ -127,11 +158,11 @@ extension SessionManager {
                 received: (state.bytesReceived, state.expectedToReceive)
             )
             // A refused challenge surfaces as a cancel: the 401/407 already received is the result.
-            guard state.refusedChallenge, mapped.kind == .cancelled, state.response != nil else {
+            guard state.refusedChallenge, mapped.kind == .cancelled, state.head != nil else {
                 return finish(state, .failure(mapped))
             }
         }
-        guard state.response != nil else {
+        guard state.head != nil else {
             return finish(state, .failure(NetworkingError(
                 .transport(.badServerResponse), "the transfer ended without an HTTP response",
                 request: state.originalRequest
@@ -149,7 +180,7 @@ extension SessionManager {
         state.deferred = nil
         for (index, callback) in held.enumerated() {
             switch callback {
-            case .response(let response): process(response: response, for: state)
+            case .response(let head): process(response: head, for: state)
             case .data(let data): process(data: data, for: state)
             case .complete(let error): process(completionError: error, for: state)
             }

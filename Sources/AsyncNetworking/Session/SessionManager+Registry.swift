@@ -77,14 +77,14 @@ extension SessionManager {
         case .urlSession:
             _ = policy // checked above: only what URLSession does by itself gets here
             let task = delegateQueue.bypassing { makeTask(for: state, request: request, fileLength: fileLength ?? 0) }
-            transfersByTask[task.taskIdentifier] = state
+            transfersByAttempt[task.attemptID] = state
             state.didStart(task, gate: delegateQueue)
             delegateQueue.bypassing { task.resume() }
         #if os(Linux) && canImport(CCurlShim)
         case .curl(let curl):
             do throws(NetworkingError) {
                 let attempt = try startCurlAttempt(state, request: request, fileLength: fileLength ?? 0, policy: policy, on: curl)
-                transfersByTask[attempt.taskIdentifier] = state
+                transfersByAttempt[attempt.attemptID] = state
                 state.didStart(attempt, gate: nil)
             } catch {
                 state.phase = .running
@@ -135,7 +135,7 @@ extension SessionManager {
 
     /// The task stopped for a pause has ended: the transfer waits, held, and frees its slot.
     func didPause(_ state: TransferState) {
-        if let task = state.task { transfersByTask[task.taskIdentifier] = nil }
+        if let task = state.task { transfersByAttempt[task.attemptID] = nil }
         state.isPausing = false
         state.deferred = nil
         state.pendingAuthentication = nil
@@ -154,7 +154,7 @@ extension SessionManager {
 
     /// Starts a new task for the same transfer at once, keeping its slot (an upload's 307/308).
     func relaunch(_ state: TransferState, with request: URLRequest) {
-        if let task = state.task { transfersByTask[task.taskIdentifier] = nil }
+        if let task = state.task { transfersByAttempt[task.attemptID] = nil }
         state.currentRequest = request
         state.deferred = nil
         state.pendingAuthentication = nil
@@ -197,12 +197,12 @@ extension SessionManager {
     /// anyway so no caller waits forever.
     private func scheduleCancellationWatchdog(for state: TransferState) {
         guard let task = state.task else { return }
-        let taskIdentifier = task.taskIdentifier
+        let attemptID = task.attemptID
         let id = state.id
         executor.queue.asyncAfter(deadline: .now() + 5) { [weak self] in
             self?.perform { manager in
-                guard let stuck = manager.transfersByTask[taskIdentifier], stuck.id == id else { return }
-                manager.transfersByTask[taskIdentifier] = nil
+                guard let stuck = manager.transfersByAttempt[attemptID], stuck.id == id else { return }
+                manager.transfersByAttempt[attemptID] = nil
                 manager.finish(stuck, .failure(stuck.cancellation ?? NetworkingError(.cancelled)))
             }
         }
@@ -215,8 +215,8 @@ extension SessionManager {
         let wasRunning = state.phase == .running
         state.phase = .finished
         state.deferred = nil
-        if let task = state.task, transfersByTask[task.taskIdentifier] === state {
-            transfersByTask[task.taskIdentifier] = nil
+        if let task = state.task, transfersByAttempt[task.attemptID] === state {
+            transfersByAttempt[task.attemptID] = nil
         }
         transfers[state.id] = nil
         if wasRunning {

@@ -97,12 +97,13 @@ extension SessionManager {
     nonisolated func collect(
         _ request: URLRequest, upload: UploadSource, options: TransferOptions, kind: TransferKind? = nil
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
-        try await awaitTransfer(request) { manager, id, continuation throws(NetworkingError) in
+        let collected = try await awaitTransfer(request) { manager, id, continuation throws(NetworkingError) in
             let state = try manager.register(request, id: id, upload: upload, options: options) { _ in
                 CollectorSink(continuation: continuation)
             }
             state.declaredKind = kind
         }
+        return try collected.makeResult(request: request)
     }
 
     static func checkReadable(_ fileURL: URL, request: URLRequest) throws(NetworkingError) {

@@ -57,6 +57,14 @@ enum TransportEngine: Sendable {
         if case .urlSession = self { return false }
         return true
     }
+
+    /// Whether the transport follows redirects and raises authentication challenges itself
+    /// (URLSession, through its delegate); curl and stubs report every head, and the Session layer
+    /// decides (``SessionManager/startsRedirectDecision(_:for:attempt:)``).
+    var followsRedirects: Bool {
+        if case .urlSession = self { return true }
+        return false
+    }
 }
 
 /// Hands curl's batches to a manager created after the transport (the loop exists first). The

@@ -48,7 +48,7 @@ public actor SessionManager {
     /// The registry: every transfer not yet finished, by its stable identifier.
     var transfers: [TransferID: TransferState] = [:]
     /// Running transfers by URLSession task identifier, for routing delegate callbacks.
-    var transfersByTask: [Int: TransferState] = [:]
+    var transfersByAttempt: [AttemptID: TransferState] = [:]
     /// The last transfer identifier handed out (atomic, so nonisolated calls can reserve one).
     nonisolated let lastTransferID = Atomic<UInt64>(0)
     var scheduler: TransferScheduler
@@ -203,7 +203,7 @@ public actor SessionManager {
     public var activeTransferCount: Int { transfers.count }
 
     /// Transfers with a URLSession task running now.
-    public var runningTransferCount: Int { transfersByTask.count }
+    public var runningTransferCount: Int { transfersByAttempt.count }
 
     /// Transfers waiting for a slot under ``maxConcurrentTransfers``.
     public var waitingTransferCount: Int { scheduler.waitingCount }

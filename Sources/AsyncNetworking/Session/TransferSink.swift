@@ -10,7 +10,7 @@ protocol TransferSink: AnyObject {
     /// Whether to compute and send progress (the data(for:) collector does not need it).
     var wantsProgress: Bool { get }
     /// The final response head. Returning an error fails and cancels the transfer.
-    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError?
+    func didReceiveResponse(for transfer: TransferState) -> NetworkingError?
     /// The next body chunk. Returning an error fails and cancels the transfer.
     func didReceive(data: Data, for transfer: TransferState) -> NetworkingError?
     /// Progress in one direction (only when ``wantsProgress``).
@@ -39,7 +39,7 @@ protocol TransferSink: AnyObject {
     /// Download progress as the manager-wide activity stream reports it, or `nil` for the
     /// transfer's own counters (a download reports bytes on disk out of the whole file).
     func observedDownloadProgress(for transfer: TransferState) -> TransferProgress?
-    /// Set by the last ``didReceive(response:for:)`` when it continued bytes already on disk
+    /// Set by the last ``didReceiveResponse(for:)`` when it continued bytes already on disk
     /// (a download's accepted 206): the offset and the expected total.
     var lastResumption: (offset: Int64, expectedTotal: Int64?)? { get }
     /// The response the caller got, when the sink knows better than the transfer (a download).
@@ -65,6 +65,11 @@ enum FinishOutcome {
 }
 
 extension TransferSink {
+    /// The failure of a head Foundation refuses to represent as an `HTTPURLResponse`.
+    static func unrepresentable(_ transfer: TransferState) -> NetworkingError {
+        NetworkingError(.transport(.badServerResponse), "the response head cannot be represented as an HTTPURLResponse", request: transfer.originalRequest)
+    }
+
     func request(forLaunching request: URLRequest, transfer: TransferState) throws(NetworkingError) -> URLRequest {
         request
     }
@@ -102,7 +107,8 @@ final class ChannelSink: TransferSink {
 
     var wantsProgress: Bool { true }
 
-    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
+    func didReceiveResponse(for transfer: TransferState) -> NetworkingError? {
+        guard let response = transfer.response else { return Self.unrepresentable(transfer) }
         channel.send(.response(response))
         return nil
     }
@@ -130,21 +136,35 @@ final class ChannelSink: TransferSink {
     }
 }
 
+/// What a ``CollectorSink`` hands its caller: the body and the native head. The caller makes the
+/// `HTTPURLResponse` on its own thread (``makeResult()``), not on the manager's executor.
+struct CollectedResponse: Sendable {
+    var body: Data
+    var head: ResponseHead
+    var url: URL
+
+    /// `(body, response)`, the response made from the head (or reused when already made).
+    func makeResult(request: URLRequest) throws(NetworkingError) -> (Data, HTTPURLResponse) {
+        guard let response = head.makeHTTPURLResponse(url: url) else {
+            throw NetworkingError(.transport(.badServerResponse), "the response head cannot be represented as an HTTPURLResponse", request: request)
+        }
+        return (body, response)
+    }
+}
+
 /// Collects a whole body in memory and resumes one awaiting caller: the fast path behind
 /// ``SessionManager/data(for:options:)`` (one wake-up per request instead of one per event).
 final class CollectorSink: TransferSink {
-    typealias Continuation = UnsafeContinuation<(Data, HTTPURLResponse), any Error>
+    typealias Continuation = UnsafeContinuation<CollectedResponse, any Error>
 
     private var continuation: Continuation?
     private var body = Data()
-    private var response: HTTPURLResponse?
 
     init(continuation: Continuation) { self.continuation = continuation }
 
     var wantsProgress: Bool { false }
 
-    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
-        self.response = response
+    func didReceiveResponse(for transfer: TransferState) -> NetworkingError? {
         body = Data()
         // What the body will be (0 for a HEAD, a 204 or a 304, whatever Content-Length says).
         if let expected = transfer.expectedToReceive, expected > 0 {
@@ -166,8 +186,11 @@ final class CollectorSink: TransferSink {
         defer { body = Data() }
         switch result {
         case .success:
-            if let response {
-                continuation.resume(returning: (body, response))
+            if var head = transfer.head {
+                // Reuse an HTTPURLResponse something already made (an observer, a hook).
+                if head.foundationResponse == nil, transfer.hasMadeResponse { head.foundationResponse = transfer.response }
+                let url = transfer.headURL ?? transfer.currentRequest.url ?? transfer.originalRequest.url!
+                continuation.resume(returning: CollectedResponse(body: body, head: head, url: url))
                 return .now(nil)
             }
             let error = NetworkingError(
@@ -177,7 +200,7 @@ final class CollectorSink: TransferSink {
             continuation.resume(throwing: error)
             return .now(error)
         case .failure(let error):
-            let error = error.adding(response: response, body: body.isEmpty ? nil : body)
+            let error = error.adding(response: transfer.response, body: body.isEmpty ? nil : body)
             continuation.resume(throwing: error)
             return .now(error)
         }

@@ -46,7 +46,7 @@ final class TransferState {
 
     /// A callback held back while a decision is pending (an authentication retry, a response hook).
     enum Deferred {
-        case response(HTTPURLResponse)
+        case response(ResponseHead)
         case data(Data)
         case complete((any Error)?)
     }
@@ -75,7 +75,7 @@ final class TransferState {
     /// Set when the authentication challenge was refused: the 401/407 already received is final.
     var refusedChallenge = false
     /// A 401/407 held back until its challenge is answered (a credential retry replaces it).
-    var pendingAuthentication: HTTPURLResponse?
+    var pendingAuthentication: ResponseHead?
     /// A challenge the manager itself raised (curl) is being decided: the held-back 401/407 is
     /// not final just because its attempt ended.
     var challengePending = false
@@ -100,7 +100,38 @@ final class TransferState {
     var uploadThrottle = ProgressThrottle()
     var downloadThrottle = ProgressThrottle()
 
-    var response: HTTPURLResponse?
+    /// The current response head (native: what crossed the transport seam).
+    var head: ResponseHead?
+    /// The URL the head answered (the attempt's URL; URLSession's after its own redirects).
+    var headURL: URL?
+    /// The `HTTPURLResponse` made from ``head``, once something asked for it.
+    private var madeResponse: HTTPURLResponse?
+    /// Set once the current attempt reported its completion (even while a decision held it back).
+    var attemptEnded = false
+    /// Trailer fields the current attempt received after its body.
+    var trailers: [(name: String, value: String)] = []
+
+    /// The response as Foundation's type, made from ``head`` the first time it is asked for —
+    /// only where a public API hands one out (an event, a hook, an error, a result), never on the
+    /// path of a transfer that does not need one.
+    var response: HTTPURLResponse? {
+        if let madeResponse { return madeResponse }
+        guard let head else { return nil }
+        let made = head.makeHTTPURLResponse(url: headURL ?? currentRequest.url ?? originalRequest.url ?? URL(fileURLWithPath: "/"))
+        madeResponse = made
+        return made
+    }
+
+    /// Whether ``response`` was already made (or came from URLSession).
+    var hasMadeResponse: Bool { madeResponse != nil }
+
+    /// Records `head` as the current response.
+    func setHead(_ head: ResponseHead, url: URL?) {
+        self.head = head
+        headURL = url
+        madeResponse = head.foundationResponse
+    }
+
     var bytesSent: Int64 = 0
     var bytesReceived: Int64 = 0
     var expectedToSend: Int64?
@@ -148,6 +179,7 @@ final class TransferState {
     func didStart(_ task: any TransportTask, gate: DelegateQueue?) {
         self.task = task
         self.gate = gate
+        attemptEnded = false
         phase = .running
         startDate = Date()
         startInstant = .now
@@ -161,7 +193,9 @@ final class TransferState {
 
     /// Forgets what an earlier attempt received (a 401 answered with a credential, a replaced response).
     func resetReceived() {
-        response = nil
+        head = nil
+        madeResponse = nil
+        trailers = []
         bytesReceived = 0
         expectedToReceive = nil
         responseInstant = nil
@@ -216,19 +250,26 @@ final class TransferState {
     ///
     /// A response that has no body by definition — to a HEAD, or a 204 or 304 — expects 0 bytes,
     /// whatever its `Content-Length` says (for a HEAD that is the length of the resource).
+    static func expectedBodyLength(of head: ResponseHead, method: String? = nil) -> Int64? {
+        if hasNoBody(statusCode: head.statusCode, method: method) { return 0 }
+        if let encoding = head.value(of: "Content-Encoding"), !encoding.isEmpty,
+           !ResponseHead.sameName(encoding, "identity") { return nil }
+        return head.contentLength
+    }
+
+    /// The same for a response URLSession made.
     static func expectedBodyLength(of response: HTTPURLResponse, method: String? = nil) -> Int64? {
-        if hasNoBody(response, method: method) { return 0 }
-        let encoding = (response.value(forHTTPHeaderField: "Content-Encoding") ?? "identity").lowercased()
-        guard encoding == "identity" || encoding.isEmpty else { return nil }
-        if let value = response.value(forHTTPHeaderField: "Content-Length"), let length = Int64(value), length >= 0 {
-            return length
-        }
-        return nil
+        expectedBodyLength(of: ResponseHead(response), method: method)
     }
 
     /// Whether a response has no body by definition (RFC 9110 §6.4.1): a HEAD's, a 1xx, 204 or 304.
+    static func hasNoBody(statusCode: Int, method: String?) -> Bool {
+        if let method, ResponseHead.sameName(method, "HEAD") { return true }
+        return statusCode < 200 || statusCode == 204 || statusCode == 304
+    }
+
+    /// The same for a response URLSession made.
     static func hasNoBody(_ response: HTTPURLResponse, method: String?) -> Bool {
-        if method?.uppercased() == "HEAD" { return true }
-        return response.statusCode < 200 || response.statusCode == 204 || response.statusCode == 304
+        hasNoBody(statusCode: response.statusCode, method: method)
     }
 }

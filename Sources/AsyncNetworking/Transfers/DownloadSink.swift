@@ -107,7 +107,8 @@ final class DownloadSink: TransferSink {
 
     // MARK: Response and body
 
-    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
+    func didReceiveResponse(for transfer: TransferState) -> NetworkingError? {
+        guard let response = transfer.response else { return Self.unrepresentable(transfer) }
         rejected = nil
         lastResumption = nil
         let status = response.statusCode

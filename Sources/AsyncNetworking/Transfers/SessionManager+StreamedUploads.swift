@@ -148,8 +148,8 @@ extension SessionManager {
 
     /// URLSession must send a task's streamed body again: a fresh stream from the producer, or
     /// `nil` — and the transfer fails with ``NetworkingError/Kind/bodyStreamNotReplayable``.
-    func taskNeedsNewBodyStream(taskIdentifier: Int, completion: @Sendable (InputStream?) -> Void) {
-        guard let state = transfersByTask[taskIdentifier], state.phase == .running else { return completion(nil) }
+    func taskNeedsNewBodyStream(attemptID: AttemptID, completion: @Sendable (InputStream?) -> Void) {
+        guard let state = transfersByAttempt[attemptID], state.phase == .running else { return completion(nil) }
         let stream: InputStream?
         switch state.upload {
         case .stream(let body): stream = body.makeInputStream()

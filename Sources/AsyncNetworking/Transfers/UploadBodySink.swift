@@ -34,8 +34,8 @@ final class UploadBodySink: TransferSink {
 
     var wantsProgress: Bool { inner.wantsProgress }
 
-    func didReceive(response: HTTPURLResponse, for transfer: TransferState) -> NetworkingError? {
-        inner.didReceive(response: response, for: transfer)
+    func didReceiveResponse(for transfer: TransferState) -> NetworkingError? {
+        inner.didReceiveResponse(for: transfer)
     }
 
     func didReceive(data: Data, for transfer: TransferState) -> NetworkingError? {
@@ -87,10 +87,11 @@ extension SessionManager {
     nonisolated func uploadAndCollect(
         _ request: URLRequest, body: UploadSource, options: TransferOptions, resources: UploadBodyResources
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
-        try await awaitTransfer(request, cleanup: { resources.release() }) { manager, id, continuation throws(NetworkingError) in
+        let collected = try await awaitTransfer(request, cleanup: { resources.release() }) { manager, id, continuation throws(NetworkingError) in
             _ = try manager.register(request, id: id, upload: body, options: options) { _ in
                 UploadBodySink(CollectorSink(continuation: continuation), resources: resources)
             }
         }
+        return try collected.makeResult(request: request)
     }
 }

@@ -25,7 +25,7 @@ final class CurlBodyDecoding {
 
     /// A decoder for a response head's `Content-Encoding`, or `nil` when the body is delivered as
     /// received (no coding, or one this library cannot decode).
-    static func forHead(_ head: CurlResponseHead) -> CurlBodyDecoding? {
+    static func forHead(_ head: ResponseHead) -> CurlBodyDecoding? {
         guard let codings = ContentCoding.codings(contentEncoding: head.values(of: "Content-Encoding")),
               let decoder = ContentDecoder(codings: codings) else { return nil }
         return CurlBodyDecoding(decoder: decoder)

@@ -73,7 +73,7 @@ enum CurlEarlyResponse {
     }
 
     /// Whether the body of `head` is all there after `received` body bytes.
-    static func isComplete(_ head: CurlResponseHead, method: String, received: Int64, decodes: Bool) -> Bool {
+    static func isComplete(_ head: ResponseHead, method: String, received: Int64, decodes: Bool) -> Bool {
         let status = head.statusCode
         if method.uppercased() == "HEAD" || status < 200 || status == 204 || status == 304 { return true }
         if redirectStatuses.contains(status), head.value(of: "Location") != nil { return true }

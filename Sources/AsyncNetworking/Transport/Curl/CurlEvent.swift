@@ -15,7 +15,7 @@ struct CurlTransferID: Hashable, Sendable, Comparable, CustomStringConvertible {
 /// chunks; exactly one ``completed(_:_:)``, always last.
 enum CurlEvent: Sendable {
     /// A final response head (1xx heads are skipped).
-    case response(CurlTransferID, CurlResponseHead)
+    case response(CurlTransferID, ResponseHead)
     /// The next body bytes, decoded when ``CurlTransferOptions/decodesContent``. Chunks of one turn
     /// are joined into one event.
     case data(CurlTransferID, Data)

@@ -25,7 +25,7 @@ struct CurlHeadParser: Sendable {
         /// No status line yet, or the last head was interim.
         case awaitingStatus
         /// Collecting the fields of this head.
-        case collecting(CurlResponseHead)
+        case collecting(ResponseHead)
         /// A final head was returned; further non-status lines are trailers.
         case complete
         /// A line broke the rules; nothing is returned any more.
@@ -48,18 +48,18 @@ struct CurlHeadParser: Sendable {
     }
 
     /// Feeds one raw header line (bytes as received; decoded as UTF-8, invalid bytes as Latin-1).
-    mutating func consume(_ bytes: UnsafeRawBufferPointer) -> CurlResponseHead? {
+    mutating func consume(_ bytes: UnsafeRawBufferPointer) -> ResponseHead? {
         consume(line: bytes.bindMemory(to: UInt8.self))
     }
 
     /// Feeds one header line (a trailing LF or CR LF is optional). Returns the head when this line
     /// completed a final head, else `nil`.
-    mutating func consume(_ rawLine: String) -> CurlResponseHead? {
+    mutating func consume(_ rawLine: String) -> ResponseHead? {
         var copy = rawLine
         return copy.withUTF8 { consume(line: $0) }
     }
 
-    private mutating func consume(line raw: UnsafeBufferPointer<UInt8>) -> CurlResponseHead? {
+    private mutating func consume(line raw: UnsafeBufferPointer<UInt8>) -> ResponseHead? {
         if case .invalid = state { return nil }
         var end = raw.count
         if end > 0, raw[end - 1] == .lf {
@@ -103,13 +103,13 @@ struct CurlHeadParser: Sendable {
         return nil
     }
 
-    private mutating func fail(_ reason: String) -> CurlResponseHead? {
+    private mutating func fail(_ reason: String) -> ResponseHead? {
         state = .invalid("invalid response head: \(reason)")
         return nil
     }
 
     /// `HTTP/<digit>.<digit> <3 digits>[ [<reason>]]`, or `HTTP/2` / `HTTP/3` as curl writes them.
-    private static func parseStatusLine(_ line: UnsafeBufferPointer<UInt8>) -> CurlResponseHead? {
+    private static func parseStatusLine(_ line: UnsafeBufferPointer<UInt8>) -> ResponseHead? {
         guard startsLikeStatusLine(line), let space = line.firstIndex(of: .space) else { return nil }
         let version = line[5..<space]
         let validVersion = (version.count == 3 && version[version.startIndex].isDigit && version[version.startIndex + 1] == .dot
@@ -128,7 +128,7 @@ struct CurlHeadParser: Sendable {
             guard rest.allSatisfy(ResponseHeadValidation.isFieldValueByte) else { return nil }
             reason = text(trimmed(rest))
         }
-        return CurlResponseHead(statusCode: code, httpVersion: text(line[..<space]), reasonPhrase: reason)
+        return ResponseHead(statusCode: code, httpVersion: text(line[..<space]), reasonPhrase: reason)
     }
 
     /// Whether `line` starts with `HTTP/` (case-sensitive, RFC 9112 §2.3).

@@ -88,8 +88,6 @@ final class CurlAttempt: PausableInPlace {
     let bodyLength: Int64
     /// The URL the attempt asked for (the response's URL: curl follows no redirect itself).
     let url: URL
-    /// Set once curl reported the attempt's completion (even while a decision held it back).
-    var hasCompleted = false
     /// What the consumer had read when this attempt started (its window counts from there).
     var consumedAtStart: Int64 = 0
     /// The security policy the attempt runs under (to name what a TLS failure broke).
@@ -102,7 +100,7 @@ final class CurlAttempt: PausableInPlace {
         self.bodyLength = bodyLength ?? -1
     }
 
-    var taskIdentifier: Int { Int(truncatingIfNeeded: id.rawValue) }
+    var attemptID: AttemptID { AttemptID(id.rawValue) }
 
     func cancel() { loop.cancel(id) }
 

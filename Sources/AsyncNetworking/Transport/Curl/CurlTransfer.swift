@@ -65,7 +65,7 @@ final class CurlTransfer {
     /// A status line arrived (the server started answering).
     private(set) var receivedStatusLine = false
     /// The last final response head completed, if any.
-    private(set) var lastHead: CurlResponseHead?
+    private(set) var lastHead: ResponseHead?
     /// The local port of the transfer's connection (`CURLOPT_PREREQFUNCTION`), or -1.
     var localPort: Int32 = -1
     /// The local port of the connection armed for an early response (``CurlEarlyResponse``), or

@@ -40,133 +40,33 @@ extension SessionManager {
         }
     }
 
-    /// One loop turn's events, in order.
+    /// One loop turn's events, in order, translated to the seam's ``AttemptEvent``s: the native
+    /// head goes up as it is (no `HTTPURLResponse` is made here), a completion carries its mapped
+    /// error and metrics.
     func curlDidDeliver(_ events: [CurlEvent]) {
         for event in events {
-            let identifier = Int(truncatingIfNeeded: event.transferID.rawValue)
-            guard let state = transfersByTask[identifier], let attempt = state.task as? CurlAttempt,
-                  attempt.id == event.transferID else { continue }
+            let id = AttemptID(event.transferID.rawValue)
+            guard let state = transfersByAttempt[id], let attempt = state.task as? CurlAttempt else { continue }
             switch event {
-            case .response(_, let head):
-                guard let response = head.makeHTTPURLResponse(url: attempt.url) else {
-                    fail(state, with: NetworkingError(.transport(.badServerResponse), "the response head is not valid HTTP", request: state.originalRequest))
-                    continue
-                }
-                curlDidReceive(response, for: state, attempt: attempt)
+            case .response(_, var head):
+                head.url = attempt.url
+                self.attempt(id, didReport: .head(head))
             case .data(_, let data):
-                taskDidReceive(data: data, taskIdentifier: identifier)
+                self.attempt(id, didReport: .body(data))
             case .sent(_, let total):
                 let delta = total - attempt.sentTotal
                 attempt.sentTotal = total
-                if delta > 0 { taskDidSend(bytes: delta, totalExpected: attempt.bodyLength, taskIdentifier: identifier) }
+                if delta > 0 { self.attempt(id, didReport: .sent(bytes: delta, totalExpected: attempt.bodyLength)) }
             case .completed(_, let completion):
-                attempt.hasCompleted = true
-                state.connectionMetrics = ConnectionMetrics(completion.metrics)
-                if completion.code == 26, case .file(let fileURL) = state.upload, state.cancellation == nil {
-                    state.cancellation = NetworkingError(
+                var outcome = AttemptOutcome(error: Self.error(of: completion, attempt: attempt), metrics: ConnectionMetrics(completion.metrics))
+                if completion.code == 26, case .file(let fileURL) = state.upload {
+                    outcome.bodyReadFailure = NetworkingError(
                         .fileReadFailed, "\(fileURL.path) could not be read to its end: it changed or vanished while being sent",
                         request: state.originalRequest, fileURL: fileURL
                     )
                 }
-                taskDidComplete(taskIdentifier: identifier, error: Self.error(of: completion, attempt: attempt))
+                self.attempt(id, didReport: .completed(outcome))
             }
-        }
-    }
-
-    /// A response head: a redirect goes to the redirect rules, a 401/407 that a credential might
-    /// answer to the challenge rules; anything else is the response.
-    private func curlDidReceive(_ response: HTTPURLResponse, for state: TransferState, attempt: CurlAttempt) {
-        let identifier = attempt.taskIdentifier
-        if state.deferred == nil, state.cancellation == nil,
-           let proposal = RedirectRules.proposedRequest(after: response, for: state.currentRequest) {
-            // Hold the 3xx and what follows until the decision: refused, it is the result.
-            state.deferred = [.response(response)]
-            guard state.redirectCount < RedirectRules.maximumRedirects else {
-                state.cancellation = NetworkingError(
-                    .transport(.httpTooManyRedirects), "more than \(RedirectRules.maximumRedirects) redirects",
-                    request: state.originalRequest
-                )
-                return curlRedirectDecided(nil, identifier: identifier)
-            }
-            taskWillRedirect(taskIdentifier: identifier, response: response, newRequest: proposal) { [weak self] decided in
-                // Called on the manager's executor (synchronously, or from the hook's task).
-                self?.assumeIsolated { $0.curlRedirectDecided(decided, identifier: identifier) }
-            }
-            return
-        }
-        taskDidReceive(response: response, taskIdentifier: identifier)
-        if state.pendingAuthentication === response {
-            askForCredential(after: response, for: state, identifier: identifier)
-        }
-    }
-
-    /// The redirect decision: a request to follow starts a new attempt (the 3xx body is dropped);
-    /// `nil` with no re-send pending makes the 3xx the result.
-    private func curlRedirectDecided(_ decided: URLRequest?, identifier: Int) {
-        guard let state = transfersByTask[identifier], let attempt = state.task as? CurlAttempt else { return }
-        if let decided, state.resendRequest == nil, state.cancellation == nil {
-            if !RedirectRules.sendsBody(decided.httpMethod) { state.upload = .none }
-            state.resendRequest = decided
-        }
-        guard state.resendRequest != nil, state.cancellation == nil else {
-            return releaseDeferred(of: state)
-        }
-        let completed = state.deferred?.contains { if case .complete = $0 { true } else { false } } ?? false
-        state.deferred = nil
-        if completed || attempt.hasCompleted {
-            process(completionError: nil, for: state)
-        } else {
-            attempt.cancel()
-        }
-    }
-
-    /// Asks the challenge rules (hook, per-host credential) about a held-back 401/407, as
-    /// URLSession's task-level challenge would.
-    private func askForCredential(after response: HTTPURLResponse, for state: TransferState, identifier: Int) {
-        let url = response.url ?? state.currentRequest.url
-        let header = response.statusCode == 407 ? "Proxy-Authenticate" : "WWW-Authenticate"
-        let offer = (response.value(forHTTPHeaderField: header) ?? "").lowercased()
-        guard offer.hasPrefix("basic") else {
-            // Only Basic is answered here, as by FoundationNetworking: any other scheme's
-            // 401/407 is the result, as received.
-            return deliverPendingAuthentication(of: state)
-        }
-        let method = NSURLAuthenticationMethodHTTPBasic
-        let realm = offer.range(of: "realm=\"").flatMap { start in
-            offer[start.upperBound...].split(separator: "\"", maxSplits: 1).first.map(String.init)
-        }
-        let space = URLProtectionSpace(
-            host: url?.host ?? "", port: url?.port ?? (url?.scheme == "https" ? 443 : 80),
-            protocol: url?.scheme, realm: realm, authenticationMethod: method
-        )
-        state.challengePending = true
-        let challenge = URLAuthenticationChallenge(
-            protectionSpace: space, proposedCredential: nil, previousFailureCount: state.authenticationAttempts,
-            failureResponse: response, error: nil, sender: CurlChallengeSender()
-        )
-        taskDidReceive(challenge: challenge, taskIdentifier: identifier) { [weak self] disposition, credential in
-            self?.assumeIsolated { $0.curlChallengeAnswered(disposition, credential, space: space, identifier: identifier) }
-        }
-    }
-
-    /// A credential retries the request in a new attempt; a refusal already delivered the 401/407.
-    /// The credential is scoped to the challenge's protection space: the Session layer adds it to
-    /// later attempts to that origin only (``ScopedCredential``), never to a redirect elsewhere.
-    private func curlChallengeAnswered(
-        _ disposition: URLSession.AuthChallengeDisposition, _ credential: URLCredential?, space: URLProtectionSpace,
-        identifier: Int
-    ) {
-        transfersByTask[identifier]?.challengePending = false
-        guard disposition == .useCredential, let credential,
-              let state = transfersByTask[identifier], let attempt = state.task as? CurlAttempt else { return }
-        guard let scoped = ScopedCredential(credential, space: space) else { return deliverPendingAuthentication(of: state) }
-        state.credential = scoped
-        state.authenticationAttempts += 1
-        state.resendRequest = state.currentRequest
-        if attempt.hasCompleted {
-            process(completionError: nil, for: state)
-        } else {
-            attempt.cancel()
         }
     }
 
@@ -193,7 +93,7 @@ extension SessionManager {
     /// After invalidation, shuts the loop down once no attempt runs, then reports the session invalid.
     func completeCurlInvalidationIfIdle() {
         guard case .curl(let curl) = engine, lifecycle == .finishing || lifecycle == .cancelling,
-              transfersByTask.isEmpty, !transfers.values.contains(where: { $0.phase == .running })
+              transfersByAttempt.isEmpty, !transfers.values.contains(where: { $0.phase == .running })
         else { return }
         curl.loop.requestShutdown()
         delegateQueue.bypassing { session.invalidateAndCancel() }
@@ -211,14 +111,5 @@ extension ConnectionMetrics {
             remoteAddress: metrics.remoteAddress, remotePort: metrics.remotePort
         )
     }
-}
-
-/// The sender of challenges made for curl attempts: answers go through the completion handler.
-final class CurlChallengeSender: NSObject, URLAuthenticationChallengeSender {
-    func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
-    func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
-    func cancel(_ challenge: URLAuthenticationChallenge) {}
-    func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
-    func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
 }
 #endif

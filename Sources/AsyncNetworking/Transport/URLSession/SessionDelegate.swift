@@ -25,11 +25,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     ) {
         // The disposition is ignored on Linux; cancellation goes through task.cancel().
         completionHandler(.allow)
-        manager?.assumeIsolated { $0.taskDidReceive(response: response, taskIdentifier: dataTask.taskIdentifier) }
+        manager?.assumeIsolated { $0.taskDidReceive(response: response, attemptID: dataTask.attemptID) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        manager?.assumeIsolated { $0.taskDidReceive(data: data, taskIdentifier: dataTask.taskIdentifier) }
+        manager?.assumeIsolated { $0.attempt(dataTask.attemptID, didReport: .body(data)) }
     }
 
     func urlSession(
@@ -37,12 +37,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
         manager?.assumeIsolated {
-            $0.taskDidSend(bytes: bytesSent, totalExpected: totalBytesExpectedToSend, taskIdentifier: task.taskIdentifier)
+            $0.attempt(task.attemptID, didReport: .sent(bytes: bytesSent, totalExpected: totalBytesExpectedToSend))
         }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        manager?.assumeIsolated { $0.taskDidComplete(taskIdentifier: task.taskIdentifier, error: error) }
+        manager?.assumeIsolated { $0.attempt(task.attemptID, didReport: .completed(AttemptOutcome(error: error))) }
     }
 
     func urlSession(
@@ -52,8 +52,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // retry): the transfer's producer makes a fresh stream. Answered on the manager's executor
         // whichever thread asks (FoundationNetworking waits for the answer on its own queue).
         guard let manager else { return completionHandler(nil) }
-        let taskIdentifier = task.taskIdentifier
-        manager.perform { $0.taskNeedsNewBodyStream(taskIdentifier: taskIdentifier, completion: completionHandler) }
+        let attemptID = task.attemptID
+        manager.perform { $0.taskNeedsNewBodyStream(attemptID: attemptID, completion: completionHandler) }
     }
 
     func urlSession(_ session: URLSession, didBecomeInvalidWithError error: (any Error)?) {
@@ -70,7 +70,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // answering a cancelled task traps FoundationNetworking, so stay silent.
         guard let manager else { return }
         manager.assumeIsolated {
-            $0.taskWillRedirect(taskIdentifier: task.taskIdentifier, response: response, newRequest: request, completion: completionHandler)
+            $0.taskWillRedirect(attemptID: task.attemptID, response: response, newRequest: request, completion: completionHandler)
         }
     }
 
@@ -82,7 +82,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // hanging on Linux; without a credential the answer is always an explicit cancel.
         guard let manager else { return }  // cancelled with the session, as for redirects
         manager.assumeIsolated {
-            $0.taskDidReceive(challenge: challenge, taskIdentifier: task.taskIdentifier, completion: completionHandler)
+            $0.taskDidReceive(challenge: challenge, attemptID: task.attemptID, completion: completionHandler)
         }
     }
 

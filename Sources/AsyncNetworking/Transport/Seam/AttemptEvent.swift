@@ -1,0 +1,39 @@
+import Foundation
+
+/// What a transport reports about one attempt, in order, on the manager's executor — the one entry
+/// into the Session layer (`SessionManager.attempt(_:didReport:)`), whatever the transport.
+///
+/// Per attempt: zero or more ``sent(bytes:totalExpected:)``; ``head(_:)`` (a transport that
+/// follows no redirect and answers no challenge itself — curl, stubs — reports 3xx and 401/407
+/// heads too, and the Session layer decides); ``body(_:)`` chunks; optionally ``trailers(_:)``;
+/// exactly one ``completed(_:)``, always last.
+enum AttemptEvent: Sendable {
+    /// A final response head (1xx heads are not reported).
+    case head(ResponseHead)
+    /// The next body bytes, decoded as the transfer asked.
+    case body(Data)
+    /// Request body bytes sent since the previous report (> 0), and the body's length when known
+    /// (≤ 0: unknown).
+    case sent(bytes: Int64, totalExpected: Int64)
+    /// Trailer fields that followed a chunked body.
+    case trailers([(name: String, value: String)])
+    /// The attempt ended; nothing follows.
+    case completed(AttemptOutcome)
+}
+
+/// How an attempt ended.
+struct AttemptOutcome: Sendable {
+    /// `nil` on success; else the failure as the transport maps it (a `URLError` for a network
+    /// failure, a ``NetworkingError`` when the transport knows more, e.g. a TLS failure).
+    var error: (any Error)?
+    /// What the transport measured about the connection, when it does.
+    var metrics: ConnectionMetrics?
+    /// The request body could not be read to its end (a file changed or vanished while being sent).
+    var bodyReadFailure: NetworkingError?
+
+    init(error: (any Error)? = nil, metrics: ConnectionMetrics? = nil, bodyReadFailure: NetworkingError? = nil) {
+        self.error = error
+        self.metrics = metrics
+        self.bodyReadFailure = bodyReadFailure
+    }
+}
