@@ -14,6 +14,8 @@ struct SecurityPolicyTable: Sendable, Hashable {
 
     /// The policy for `host`: an exact entry, else the closest `*.` wildcard entry, else the default.
     func policy(forHost host: String?) -> SecurityPolicy {
+        // No per-host entry (the common case): no host to normalize or look up.
+        if byHost.isEmpty { return defaultPolicy }
         guard let host = host.map(Self.normalized), !host.isEmpty else { return defaultPolicy }
         if let exact = byHost[host] { return exact }
         var labels = host.split(separator: ".", omittingEmptySubsequences: false).dropFirst()

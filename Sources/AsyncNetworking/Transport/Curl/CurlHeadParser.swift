@@ -75,6 +75,9 @@ struct CurlHeadParser: Sendable {
         }
         if case .awaitingStatus = state { return fail("a malformed status line") }
         guard case .collecting(var head) = state else { return nil }
+        // Take the head out of `state` so that appending a field does not copy the field array.
+        state = .awaitingStatus
+        defer { if case .awaitingStatus = state, !line.isEmpty { state = .collecting(head) } }
         if line.isEmpty {
             if head.statusCode < 200 {
                 state = .awaitingStatus
