@@ -52,6 +52,18 @@ struct CurlHeadParser: Sendable {
         consume(line: bytes.bindMemory(to: UInt8.self))
     }
 
+    /// Feeds what one header callback handed over: normally one line, but libcurl 7.88 delivers
+    /// the header lines it buffered while the transfer was paused in ONE call (seen with rapid
+    /// pause toggling), so the bytes are split after each LF. `onHead` gets each final head.
+    mutating func consumeLines(_ bytes: UnsafeRawBufferPointer, _ onHead: (ResponseHead) -> Void) {
+        var start = 0
+        while start < bytes.count, failure == nil {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.count
+            if let head = consume(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) { onHead(head) }
+            start = end
+        }
+    }
+
     /// Feeds one header line (a trailing LF or CR LF is optional). Returns the head when this line
     /// completed a final head, else `nil`.
     mutating func consume(_ rawLine: String) -> ResponseHead? {

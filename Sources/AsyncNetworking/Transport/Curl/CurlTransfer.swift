@@ -157,16 +157,19 @@ final class CurlTransfer {
         guard count > 0, let buffer else { return count }
         lastActivity = .now
         if !receivedStatusLine, count >= 5, memcmp(buffer, "HTTP/", 5) == 0 { receivedStatusLine = true }
-        if let head = parser.consume(UnsafeRawBufferPointer(start: buffer, count: count)) {
-            lastHead = head
-            flush()
-            // A head that replaces an earlier one (curl answered a challenge): its body starts over.
-            flow.restart()
-            decoding = request.options.decodesContent ? CurlBodyDecoding.forHead(head) : nil
-            core.append(.response(id, head))
-        }
+        parser.consumeLines(UnsafeRawBufferPointer(start: buffer, count: count)) { head in didComplete(head) }
         // Returning less than `count` aborts the transfer; the completion reports the reason.
         return parser.failure == nil ? count : 0
+    }
+
+    /// A completed final head becomes a response event.
+    private func didComplete(_ head: ResponseHead) {
+        lastHead = head
+        flush()
+        // A head that replaces an earlier one: its body starts over.
+        flow.restart()
+        decoding = request.options.decodesContent ? CurlBodyDecoding.forHead(head) : nil
+        core.append(.response(id, head))
     }
 
     /// Feeds a head and the body bytes after it that were read from the socket after curl gave up
