@@ -11,13 +11,22 @@ struct BatchRunner<Input: Sendable, Output: Sendable, Failure: Error>: Sendable 
     /// At least 1.
     let width: Int
     let operation: @Sendable (Int, Input) async throws(Failure) -> Output
+    /// Where members run: the library's own members (a data batch, whose operation is only the
+    /// library's code) run on the manager's curl loop, so each result reaches its member with no
+    /// thread hand-off; `nil` (user operations) keeps the global executor.
+    let executor: (any TaskExecutor)?
 
     /// - Parameters:
     ///   - width: at most this many members run at once; values below 1 count as 1.
+    ///   - executor: the members' task executor preference; default `nil` (the global executor).
     ///   - operation: runs one member, given its index and input.
-    init(inputs: [Input], width: Int, operation: @escaping @Sendable (Int, Input) async throws(Failure) -> Output) {
+    init(
+        inputs: [Input], width: Int, executor: (any TaskExecutor)? = nil,
+        operation: @escaping @Sendable (Int, Input) async throws(Failure) -> Output
+    ) {
         self.inputs = inputs
         self.width = max(1, width)
+        self.executor = executor
         self.operation = operation
     }
 
@@ -42,13 +51,14 @@ struct BatchRunner<Input: Sendable, Output: Sendable, Failure: Error>: Sendable 
     func run(failFast: Bool, deliver: (Completion) async -> Bool) async -> Int {
         let inputs = inputs
         let operation = operation
+        let executor = executor
         return await withTaskGroup(of: (Int, Result<Output, Failure>).self) { group in
             var started = 0
             func startNext() {
                 let index = started
                 let input = inputs[index]
                 started += 1
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     do throws(Failure) {
                         return (index, .success(try await operation(index, input)))
                     } catch {
