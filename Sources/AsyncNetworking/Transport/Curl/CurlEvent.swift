@@ -52,6 +52,8 @@ struct CurlCompletion: Sendable {
     var handshake = TLSHandshakeNotes()
     /// Whether any response line (a status line) arrived. Default `false`.
     var responseStarted = false
+    /// Trailer fields that followed a chunked body (only on success). Default empty.
+    var trailers: [(name: String, value: String)] = []
 
     /// Whether curl reported success.
     var succeeded: Bool { code == 0 && !wasCancelled }

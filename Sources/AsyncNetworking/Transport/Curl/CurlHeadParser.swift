@@ -8,8 +8,11 @@
 ///   or without a trailing space is fine).
 /// - Interim `1xx` heads are skipped: their blank line completes nothing.
 /// - The blank line after a final (>= 200) status completes the head: ``consume(_:)`` returns it.
-/// - Lines after a completed head (HTTP trailers) are ignored until the next status line; any other
-///   line where a status line is due (`Http/1.1 200 OK`: the name is case-sensitive) is refused.
+/// - Field lines after a completed final head are trailers (RFC 9110 §6.5; libcurl hands them to the
+///   header callback after a chunked body): checked like head fields and kept in ``trailers``,
+///   folded lines and the closing blank line ignored; a line that breaks the field rules there is
+///   dropped, never fatal (the response is complete). Any other line where a status line is due
+///   (`Http/1.1 200 OK`: the name is case-sensitive) is refused.
 /// - Only LF (with or without a CR before it) ends a line. `\x0b`, `\x0c`, U+0085, U+2028 or a bare
 ///   CR never do, so a line holding one is not blank.
 /// - A field line is checked per RFC 9110 §5.1 and §5.5: its name must be a non-empty token right
@@ -33,6 +36,9 @@ struct CurlHeadParser: Sendable {
     }
 
     private var state = State.awaitingStatus
+
+    /// Trailer fields received after the last completed final head, in order (duplicates kept).
+    private(set) var trailers: [(name: String, value: String)] = []
 
     /// Whether a final head has been completed and no new status line arrived since.
     var isComplete: Bool {
@@ -83,9 +89,14 @@ struct CurlHeadParser: Sendable {
         if Self.startsLikeStatusLine(line) {
             guard let head = Self.parseStatusLine(line) else { return fail("a malformed status line") }
             state = .collecting(head)
+            trailers = []
             return nil
         }
         if case .awaitingStatus = state { return fail("a malformed status line") }
+        if case .complete = state {
+            collectTrailer(line)
+            return nil
+        }
         guard case .collecting(var head) = state else { return nil }
         // Take the head out of `state` so that appending a field does not copy the field array.
         state = .awaitingStatus
@@ -116,6 +127,17 @@ struct CurlHeadParser: Sendable {
         head.fields.append((name: Self.text(name), value: Self.text(Self.trimmed(value))))
         state = .collecting(head)
         return nil
+    }
+
+    /// A line after the final head: a valid field line is a trailer; anything else is dropped.
+    private mutating func collectTrailer(_ line: UnsafeBufferPointer<UInt8>) {
+        guard !line.isEmpty, line[0] != .space, line[0] != .tab,
+              let colon = line.firstIndex(of: .colon) else { return }
+        let name = line[..<colon]
+        let value = line[(colon + 1)...]
+        guard !name.isEmpty, name.allSatisfy(ResponseHeadValidation.isTokenByte),
+              value.allSatisfy(ResponseHeadValidation.isFieldValueByte) else { return }
+        trailers.append((name: Self.text(name), value: Self.text(Self.trimmed(value))))
     }
 
     private mutating func fail(_ reason: String) -> ResponseHead? {

@@ -313,7 +313,8 @@ final class CurlLoopCore {
         let rejection = transfer.trustCancelled ? nil : transfer.trustRejection
         append(.completed(transfer.id, CurlCompletion(
             code: code, message: message, wasCancelled: cancelled || transfer.trustCancelled, metrics: metrics, trustRejection: rejection,
-            handshake: handshake, responseStarted: transfer.receivedStatusLine
+            handshake: handshake, responseStarted: transfer.receivedStatusLine,
+            trailers: code == 0 && !cancelled ? transfer.trailers : []
         )))
     }
 

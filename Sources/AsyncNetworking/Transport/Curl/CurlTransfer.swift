@@ -35,6 +35,8 @@ final class CurlTransfer {
     /// Set when the response head broke RFC 9110/9112 (see ``CurlHeadParser``); the completion
     /// then reports `CURLE_WEIRD_SERVER_REPLY` with this reason.
     var headFailure: String? { parser.failure }
+    /// Trailer fields received after the final head (see ``CurlHeadParser``).
+    var trailers: [(name: String, value: String)] { parser.trailers }
     /// Decodes the current response's body when it has a content coding (see ``CurlBodyDecoding``).
     var decoding: CurlBodyDecoding?
     /// Set when the body was not a valid encoding; the completion then reports

@@ -65,6 +65,7 @@ extension SessionManager {
                         request: state.originalRequest, fileURL: fileURL
                     )
                 }
+                if !completion.trailers.isEmpty { self.attempt(id, didReport: .trailers(completion.trailers)) }
                 self.attempt(id, didReport: .completed(outcome))
             }
         }
