@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 import LoopbackServer
 @testable import AsyncNetworking
@@ -59,6 +62,49 @@ struct CurlTrailerTests {
             let cutDone = await recorder.completion(of: cut)
             #expect(!cutDone.succeeded)
             #expect(cutDone.trailers.isEmpty)
+        }
+    }
+}
+
+/// Trailers through the public API: ``TransferMetrics/trailers`` on the completion, and
+/// ``HTTPResponse/trailers`` on an ``HTTPClient`` result. Curl only: FoundationNetworking traps the
+/// process on a response with trailers (see ResponseTrailerTests and LinuxBehaviour).
+@Suite(
+    "Response trailers delivered through the public API",
+    .enabled(if: defaultTransportIsCurl, "FoundationNetworking traps the process on trailers; see LinuxBehaviour")
+)
+struct TrailerDeliveryTests {
+    private static let chunkedWithTrailers = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"
+        + "Trailer: X-Checksum\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\nX-Checksum: abc\r\nx-checksum: def\r\n"
+        + "Server-Timing: db;dur=53\r\n\r\n"
+
+    @Test("the completion of an event stream carries the trailers, repeated names joined")
+    func eventStreamCompletionCarriesTrailers() async throws {
+        try await withServerAndManager { server, manager in
+            let handle = try await manager.dataTask(with: URLRequest(url: rawResponseURL(server, Self.chunkedWithTrailers)))
+            var body = Data()
+            var metrics: TransferMetrics?
+            for try await event in handle.events {
+                if case .data(let chunk) = event { body.append(chunk) }
+                if case .completed(let done) = event { metrics = done }
+            }
+            #expect(body == Data("hello".utf8))
+            let trailers = try #require(metrics).trailers
+            #expect(trailers["X-Checksum"] == "abc, def")
+            #expect(trailers["server-timing"] == "db;dur=53")
+            #expect(trailers.count == 2)
+        }
+    }
+
+    @Test("an HTTPClient result has the trailers; a response without any has none")
+    func clientResultHasTrailers() async throws {
+        try await withServerAndManager { server, manager in
+            let client = HTTPClient(manager: manager)
+            let withTrailers = try await client.send(.get(rawResponseURL(server, Self.chunkedWithTrailers).absoluteString, as: String.self))
+            #expect(withTrailers.value == "hello")
+            #expect(withTrailers.trailers["X-Checksum"] == "abc, def")
+            let plain = try await client.send(.get(server.url("/bytes/10").absoluteString, as: Data.self))
+            #expect(plain.trailers.isEmpty)
         }
     }
 }

@@ -14,7 +14,7 @@ import LoopbackServer
     .enabled(if: defaultTransportIsCurl, "FoundationNetworking traps the process on trailers; see LinuxBehaviour")
 )
 struct ResponseTrailerTests {
-    @Test("trailer fields are read and ignored; the body is the result", arguments: [
+    @Test("trailer fields are read, never taken for header fields; the body is the result", arguments: [
         ("200 OK", "X-T: 1\r\n"),
         ("200 OK", "X-T: 1\r\nX-U: 2\r\n"),
         ("200 OK", "X-T: 1\n"),

@@ -44,6 +44,12 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, E
         for name in dictionary.keys.sorted() { update(name: name, value: dictionary[name]!) }
     }
 
+    /// Received fields, in order; a repeated name's values are joined with `, ` at its first place
+    /// (RFC 9110 list syntax), as ``add(name:value:)`` does.
+    init(trailerFields fields: [(name: String, value: String)]) {
+        for field in fields { add(name: field.name, value: field.value) }
+    }
+
     /// The headers of `headers`, in order; a repeated name keeps its last value at its first place.
     public init(_ headers: [HTTPHeader]) {
         for header in headers { update(header) }

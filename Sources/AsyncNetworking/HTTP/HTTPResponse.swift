@@ -25,6 +25,9 @@ public struct HTTPResponse<Value: Sendable>: Sendable {
         self.metrics = metrics
     }
 
+    /// Trailer fields that followed the body (empty when none; see ``TransferMetrics/trailers``).
+    public var trailers: HTTPHeaders { metrics.trailers }
+
     /// The response's status code.
     public var statusCode: Int { response.statusCode }
 

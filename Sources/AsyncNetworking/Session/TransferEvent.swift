@@ -73,6 +73,10 @@ public struct TransferMetrics: Sendable, Hashable {
     /// ``HTTPClient/cache``): a fresh hit, a revalidation, or the network. `nil` when no cache was
     /// consulted. A response served from the cache has zero ``bytesSent`` and ``bytesReceived``.
     public var cacheOutcome: HTTPCacheOutcome?
+    /// Trailer fields that followed the body (RFC 9110 §6.5: e.g. a checksum or `Server-Timing`
+    /// after a chunked HTTP/1.1 body), repeated names joined with `, `; empty when the server sent
+    /// none. Delivered by the curl transport; FoundationNetworking's URLSession drops trailers.
+    public var trailers = HTTPHeaders()
 
     /// Creates a metrics value.
     public init(

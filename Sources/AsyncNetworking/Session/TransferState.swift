@@ -204,7 +204,7 @@ final class TransferState {
 
     /// Timing and counters so far.
     func metrics(at end: ContinuousClock.Instant = .now) -> TransferMetrics {
-        TransferMetrics(
+        var metrics = TransferMetrics(
             startDate: startDate,
             timeToResponse: responseInstant.map { $0 - startInstant },
             timeToFirstByte: firstByteInstant.map { $0 - startInstant },
@@ -214,6 +214,8 @@ final class TransferState {
             redirectCount: redirectCount,
             connection: connectionMetrics
         )
+        if !trailers.isEmpty { metrics.trailers = HTTPHeaders(trailerFields: trailers) }
+        return metrics
     }
 
     var uploadProgress: TransferProgress {
