@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 import Testing
 @testable import AsyncNetworking
 
@@ -156,6 +157,40 @@ struct StubTransportTests {
         }
     }
 
+    /// A handler that never answers, and says when its wait was cancelled.
+    static func hangingHandler(_ cancelled: Flag) -> HTTPStubs.Handler {
+        { _ in
+            do { try await Task.sleep(for: .seconds(3600)) } catch { cancelled.set() }
+            throw CancellationError()
+        }
+    }
+
+    @Test("the task playing an attempt ends with it: cancelling the transfer, or dropping its handle and its manager, cancels a handler still running")
+    func playerEndsWithAttempt() async throws {
+        let stubs = HTTPStubs()
+        let byCancel = Flag(), byRelease = Flag()
+        stubs.on(.get, "https://api.test/cancel", Self.hangingHandler(byCancel))
+        stubs.on(.get, "https://api.test/release", Self.hangingHandler(byRelease))
+        try await withDeadline {
+            let manager = SessionManager(stubs: stubs)
+            let handle = try await manager.dataTask(with: Self.request("https://api.test/cancel"))
+            #expect(await eventually { stubs.recordedRequests.count == 1 })
+            handle.cancel()
+            #expect(await eventually { byCancel.isSet })
+            #expect(await eventually { await manager.runningTransferCount == 0 })
+
+            let released: WeakManager
+            do {
+                let doomed = SessionManager(stubs: stubs)
+                released = WeakManager(manager: doomed)
+                _ = try await doomed.dataTask(with: Self.request("https://api.test/release"))
+                #expect(await eventually { stubs.recordedRequests.count == 2 })
+            }
+            #expect(await eventually { released.manager == nil && byRelease.isSet })
+            await manager.invalidateAndCancel()
+        }
+    }
+
     @Test("file and streamed uploads are recorded with their bytes, with upload then download progress")
     func uploadsAndProgress() async throws {
         try await Self.withStubbedManager { stubs, manager in
@@ -271,6 +306,16 @@ struct StubTransportTests {
         }
         await manager.invalidateAndCancel()
     }
+}
+
+/// A manager not kept alive.
+struct WeakManager: Sendable { weak var manager: SessionManager? }
+
+/// A flag set from any task.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
 }
 
 extension SessionManager {

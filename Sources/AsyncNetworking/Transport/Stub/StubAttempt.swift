@@ -21,12 +21,19 @@ final class StubAttempt: TransportTask, Sendable {
     private let state = SanitizedMutex(State())
     /// Hands an event to the manager's executor, in call order.
     private let report: @Sendable (AttemptID, AttemptEvent) -> Void
+    /// Called once, after the completion was reported (the transport forgets the attempt).
+    private let ended: @Sendable (AttemptID) -> Void
     let attemptID: AttemptID
 
-    /// An attempt that reports through `report` (which must enqueue, never run the event in place).
-    init(id: AttemptID, report: @escaping @Sendable (AttemptID, AttemptEvent) -> Void) {
+    /// An attempt that reports through `report` (which must enqueue, never run the event in place)
+    /// and calls `ended` once its completion was reported.
+    init(
+        id: AttemptID, report: @escaping @Sendable (AttemptID, AttemptEvent) -> Void,
+        ended: @escaping @Sendable (AttemptID) -> Void
+    ) {
         attemptID = id
         self.report = report
+        self.ended = ended
     }
 
     /// Starts playing with `body`, on the concurrency pool. The task ends with the attempt.
@@ -48,15 +55,17 @@ final class StubAttempt: TransportTask, Sendable {
     /// - Returns: whether the event was reported (`false`: the attempt is over, stop playing).
     @discardableResult
     func send(_ event: AttemptEvent) -> Bool {
-        state.withLock { state in
-            guard !state.completed else { return false }
+        let (sent, completed) = state.withLock { state -> (Bool, Bool) in
+            guard !state.completed else { return (false, false) }
             if case .completed = event {
                 state.completed = true
                 state.player = nil
             }
             report(attemptID, event)
-            return true
+            return (true, state.completed)
         }
+        if completed { ended(attemptID) }
+        return sent
     }
 
     /// Completes the attempt with `error` (`nil`: success).
@@ -67,15 +76,16 @@ final class StubAttempt: TransportTask, Sendable {
     /// Stops the player and reports the attempt cancelled (`URLError(.cancelled)`), unless it
     /// already completed: then nothing happens.
     func cancel() {
-        let player = state.withLock { state -> Task<Void, Never>? in
-            guard !state.completed else { return nil }
+        let (cancelled, player) = state.withLock { state -> (Bool, Task<Void, Never>?) in
+            guard !state.completed else { return (false, nil) }
             state.completed = true
             let player = state.player
             state.player = nil
             report(attemptID, .completed(AttemptOutcome(error: URLError(.cancelled))))
-            return player
+            return (true, player)
         }
         player?.cancel()
+        if cancelled { ended(attemptID) }
     }
 
     /// Whether the attempt has completed (reported its one completion).

@@ -27,6 +27,9 @@ final class StubTransport: Sendable {
     private let relay = SanitizedMutex(Relay())
     /// The last attempt number handed out.
     private let lastAttempt = Atomic<UInt64>(0)
+    /// Attempts not yet completed: cancelled when the transport goes (its manager was released
+    /// with transfers running), so no player task outlives its manager.
+    private let running = SanitizedMutex<[AttemptID: StubAttempt]>([:])
 
     /// Where events go: the manager, held weakly (the manager owns the transport).
     private struct Relay: Sendable { weak var manager: SessionManager? }
@@ -34,6 +37,10 @@ final class StubTransport: Sendable {
     /// A transport answering from `stubs` (held weakly).
     init(stubs: HTTPStubs) {
         registry = WeakStubs(stubs: stubs)
+    }
+
+    deinit {
+        for attempt in running.withLock({ Array($0.values) }) { attempt.cancel() }
     }
 
     /// The registry, while it lives.
@@ -52,7 +59,11 @@ final class StubTransport: Sendable {
     /// Starts an attempt sending `request` with `body`, answered by the registry.
     func start(_ request: URLRequest, body: StubUploadBody) -> StubAttempt {
         let id = AttemptID(lastAttempt.add(1, ordering: .relaxed).newValue)
-        let attempt = StubAttempt(id: id) { [weak self] id, event in self?.report(id, event) }
+        let attempt = StubAttempt(
+            id: id, report: { [weak self] id, event in self?.report(id, event) },
+            ended: { [weak self] id in self?.running.withLock { $0[id] = nil } }
+        )
+        running.withLock { $0[id] = attempt }
         let player = StubPlayer(request: request, body: body, stubs: stubs)
         attempt.start { attempt in await player.play(to: attempt) }
         return attempt
