@@ -157,6 +157,30 @@ struct StubTransportTests {
         }
     }
 
+    @Test("suspend() pauses a running stubbed data transfer in place, as on curl; resume() carries on without sending the request again")
+    func suspendInPlace() async throws {
+        try await Self.withStubbedManager { stubs, manager in
+            let body = Self.payload(10)
+            stubs.on(.get, "https://api.test/drip", respond: StubResponse.data(body).chunked(size: 1, interval: .milliseconds(50)))
+            let handle = try await manager.dataTask(with: Self.request("https://api.test/drip"))
+            var received = Data()
+            for try await event in handle.events {
+                guard case .data(let chunk) = event else { continue }
+                received.append(chunk)
+                guard received.count == 1 else { continue }
+                try await handle.suspend()
+                #expect(await manager.snapshot(of: handle.id)?.status == .suspended)
+                // Ten pieces 50 ms apart would all have arrived by now, were the pause not real.
+                try await Task.sleep(for: .seconds(1))
+                let meanwhile = await manager.snapshot(of: handle.id)?.downloadProgress.completedBytes ?? -1
+                #expect(meanwhile >= 1 && meanwhile < Int64(body.count), "received \(meanwhile) while suspended")
+                try await handle.resume()
+            }
+            #expect(received == body)
+            #expect(stubs.recordedRequests.count == 1, "resumed in place, not sent again")
+        }
+    }
+
     /// A handler that never answers, and says when its wait was cancelled.
     static func hangingHandler(_ cancelled: Flag) -> HTTPStubs.Handler {
         { _ in

@@ -9,12 +9,17 @@ import FoundationNetworking
 /// Events are reported under ``state``'s lock, so the player's events and a ``cancel()`` are
 /// reported in one order, nothing follows a completion, and exactly one completion is reported.
 /// Reporting only enqueues the event on the manager's executor (never runs it in place), so the
-/// lock is never held while the Session layer runs.
-final class StubAttempt: TransportTask, Sendable {
-    /// Whether the attempt reported its completion, and the task playing the answer.
+/// lock is never held while the Session layer runs. Paused in place (``setPaused(_:)``, a
+/// transfer's `suspend()`), the player waits before its next head or body piece, as a paused curl
+/// transfer stops reading: the request is not sent again on resume.
+final class StubAttempt: PausableInPlace, Sendable {
+    /// Whether the attempt reported its completion, the task playing the answer, and the pause.
     private struct State: Sendable {
         var completed = false
         var player: Task<Void, Never>?
+        var paused = false
+        /// The player, waiting for the pause to end.
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// Guards ``State`` (the player task and the manager's executor both reach it).
@@ -76,16 +81,50 @@ final class StubAttempt: TransportTask, Sendable {
     /// Stops the player and reports the attempt cancelled (`URLError(.cancelled)`), unless it
     /// already completed: then nothing happens.
     func cancel() {
-        let (cancelled, player) = state.withLock { state -> (Bool, Task<Void, Never>?) in
-            guard !state.completed else { return (false, nil) }
+        let (cancelled, player, waiters) = state.withLock { state -> (Bool, Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
+            guard !state.completed else { return (false, nil, []) }
             state.completed = true
             let player = state.player
             state.player = nil
             report(attemptID, .completed(AttemptOutcome(error: URLError(.cancelled))))
-            return (true, player)
+            defer { state.waiters = [] }
+            return (true, player, state.waiters)
         }
         player?.cancel()
+        for waiter in waiters { waiter.resume() }
         if cancelled { ended(attemptID) }
+    }
+
+    /// Pauses (`true`) or resumes (`false`) the player where it stands.
+    func setPaused(_ paused: Bool) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.paused = paused
+            guard !paused else { return [] }
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the attempt is not paused (at once when it is not, or when it completed or
+    /// the player was cancelled).
+    func waitWhilePaused() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = state.withLock { state -> Bool in
+                    guard state.paused, !state.completed, !Task.isCancelled else { return false }
+                    state.waiters.append(continuation)
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
     }
 
     /// Whether the attempt has completed (reported its one completion).

@@ -46,12 +46,14 @@ struct StubPlayer: Sendable {
                     .transport(.badServerResponse), "invalid response head: the stub's status or fields break RFC 9110", request: request
                 ))
             }
+            await attempt.waitWhilePaused()
             guard attempt.send(.head(head)) else { return }
             let body = recorded.method == .head ? Data() : response.body
             let size = response.chunkSize ?? max(1, body.count)
             var offset = 0
             while offset < body.count {
                 if offset > 0, response.chunkInterval > .zero { try await Task.sleep(for: response.chunkInterval) }
+                await attempt.waitWhilePaused()
                 try Task.checkCancellation()
                 let piece = body.subdata(in: offset..<min(body.count, offset + size))
                 offset += piece.count
