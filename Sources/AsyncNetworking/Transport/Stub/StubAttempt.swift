@@ -15,8 +15,11 @@ import FoundationNetworking
 final class StubAttempt: PausableInPlace, Sendable {
     /// Whether the attempt reported its completion, the task playing the answer, and the pause.
     private struct State: Sendable {
+        /// The one completion was reported: nothing more is.
         var completed = false
+        /// The task playing the answer, until it ends or is cancelled.
         var player: Task<Void, Never>?
+        /// Paused in place: the player waits before its next head or body piece.
         var paused = false
         /// The player, waiting for the pause to end.
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -28,6 +31,7 @@ final class StubAttempt: PausableInPlace, Sendable {
     private let report: @Sendable (AttemptID, AttemptEvent) -> Void
     /// Called once, after the completion was reported (the transport forgets the attempt).
     private let ended: @Sendable (AttemptID) -> Void
+    /// Unique among the transport's attempts.
     let attemptID: AttemptID
 
     /// An attempt that reports through `report` (which must enqueue, never run the event in place)
@@ -126,7 +130,4 @@ final class StubAttempt: PausableInPlace, Sendable {
             for waiter in waiters { waiter.resume() }
         }
     }
-
-    /// Whether the attempt has completed (reported its one completion).
-    var isCompleted: Bool { state.withLock { $0.completed } }
 }

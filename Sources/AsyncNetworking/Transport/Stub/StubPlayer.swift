@@ -11,6 +11,7 @@ import FoundationNetworking
 struct StubPlayer: Sendable {
     /// The request as the Session layer built it (no body stream: see ``body``).
     let request: URLRequest
+    /// The request body, read (and reported sent) before the registry is asked.
     let body: StubUploadBody
     /// The registry, or `nil` once released.
     let stubs: HTTPStubs?

@@ -22,6 +22,7 @@ final class StubTransport: Sendable {
     /// A reference to the registry that does not keep it alive.
     private struct WeakStubs: Sendable { weak var stubs: HTTPStubs? }
 
+    /// The registry the attempts are answered from.
     private let registry: WeakStubs
     /// Hands an event to the manager's executor, in call order (set once, in the manager's init).
     private let relay = SanitizedMutex(Relay())
@@ -39,6 +40,7 @@ final class StubTransport: Sendable {
         registry = WeakStubs(stubs: stubs)
     }
 
+    /// Cancels the attempts still playing (their events go nowhere: the manager is gone).
     deinit {
         for attempt in running.withLock({ Array($0.values) }) { attempt.cancel() }
     }
@@ -72,7 +74,9 @@ final class StubTransport: Sendable {
 
 /// The request body of a stubbed attempt, as the Session layer hands it over.
 enum StubUploadBody: Sendable {
+    /// No body.
     case none
+    /// A body in memory (`httpBody` or upload data).
     case data(Data)
     /// A file upload: `length` bytes, measured when the attempt started.
     case file(URL, length: Int64)
@@ -96,8 +100,10 @@ enum StubUploadBody: Sendable {
 /// only once the attempt reported its completion.)
 final class StubBodyStream: @unchecked Sendable {
     // reason: `InputStream` is not Sendable; one reader (the player) after the hand-off.
+    /// The stream, unopened until the player reads it.
     let stream: InputStream
 
+    /// Hands `stream` over (the caller no longer reads it).
     init(_ stream: InputStream) { self.stream = stream }
 }
 
