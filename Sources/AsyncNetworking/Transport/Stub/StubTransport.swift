@@ -53,17 +53,21 @@ final class StubTransport: Sendable {
         relay.withLock { $0.manager = manager }
     }
 
-    /// Enqueues `event` of attempt `id` on the manager's executor (FIFO: order is preserved).
-    private func report(_ id: AttemptID, _ event: AttemptEvent) {
-        relay.withLock { $0.manager }?.perform { $0.attempt(id, didReport: event) }
-    }
-
     /// Starts an attempt sending `request` with `body`, answered by the registry.
+    ///
+    /// The attempt's closures hold the relay and the table of running attempts, never the
+    /// transport: the transport's `deinit` (which cancels attempts, taking their locks) can then
+    /// never run inside an attempt's lock.
     func start(_ request: URLRequest, body: StubUploadBody) -> StubAttempt {
         let id = AttemptID(lastAttempt.add(1, ordering: .relaxed).newValue)
         let attempt = StubAttempt(
-            id: id, report: { [weak self] id, event in self?.report(id, event) },
-            ended: { [weak self] id in self?.running.withLock { $0[id] = nil } }
+            id: id,
+            report: { [relay] id, event in
+                // Enqueued on the manager's executor (FIFO: order is preserved); the job holds the
+                // manager, so it is never released here.
+                relay.withLock { $0.manager }?.perform { $0.attempt(id, didReport: event) }
+            },
+            ended: { [running] id in running.withLock { $0[id] = nil } }
         )
         running.withLock { $0[id] = attempt }
         let player = StubPlayer(request: request, body: body, stubs: stubs)
