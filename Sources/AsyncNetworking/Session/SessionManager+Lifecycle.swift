@@ -16,6 +16,7 @@ extension SessionManager {
         failWaitingTransfers()
         switch engine {
         case .urlSession: delegateQueue.bypassing { session.finishTasksAndInvalidate() }
+        case .stubs: completeStubInvalidationIfIdle()
         #if os(Linux) && canImport(CCurlShim)
         case .curl, .curlUnavailable: completeCurlInvalidationIfIdle()
         #endif
@@ -36,6 +37,9 @@ extension SessionManager {
             }
             switch engine {
             case .urlSession: delegateQueue.bypassing { session.invalidateAndCancel() }
+            case .stubs:
+                for state in Array(transfers.values) where state.phase == .running { cancelTransfer(state.id, reason: reason) }
+                completeStubInvalidationIfIdle()
             #if os(Linux) && canImport(CCurlShim)
             case .curl, .curlUnavailable:
                 for state in Array(transfers.values) where state.phase == .running { cancelTransfer(state.id, reason: reason) }

@@ -80,6 +80,11 @@ extension SessionManager {
             transfersByAttempt[task.attemptID] = state
             state.didStart(task, gate: delegateQueue)
             delegateQueue.bypassing { task.resume() }
+        case .stubs(let stubs):
+            _ = policy // stubs make no TLS connection; a policy curl alone enforces failed above
+            let attempt = startStubAttempt(state, request: request, fileLength: fileLength ?? 0, on: stubs)
+            transfersByAttempt[attempt.attemptID] = state
+            state.didStart(attempt, gate: nil)
         #if os(Linux) && canImport(CCurlShim)
         case .curl(let curl):
             do throws(NetworkingError) {
@@ -232,5 +237,6 @@ extension SessionManager {
         #if os(Linux) && canImport(CCurlShim)
         if lifecycle != .active { completeCurlInvalidationIfIdle() }
         #endif
+        if lifecycle != .active { completeStubInvalidationIfIdle() }
     }
 }

@@ -33,6 +33,10 @@ extension SessionManager {
     }
 
     /// The transport this manager runs on (``Transport/curlOrURLSession`` resolved).
+    ///
+    /// A manager made with ``init(stubs:configuration:maxConcurrentTransfers:transport:)`` reports
+    /// ``urlSession`` whichever ``StubbedTransport`` answers it (stubs move no bytes: the enum has no
+    /// case for them, so existing exhaustive `switch`es keep compiling).
     public nonisolated var transport: Transport {
         #if os(Linux) && canImport(CCurlShim)
         if case .curl = engine { return .curl }
@@ -45,6 +49,9 @@ extension SessionManager {
 /// The engine a manager resolved its ``SessionManager/Transport`` to.
 enum TransportEngine: Sendable {
     case urlSession
+    /// In-process answers from an ``HTTPStubs`` registry (``StubTransport``), through the same
+    /// Session-layer rules as curl.
+    case stubs(StubTransport)
     #if os(Linux) && canImport(CCurlShim)
     case curl(CurlSessionTransport)
     /// Curl was asked for and libcurl could not be loaded: transfers fail with this message.
@@ -52,7 +59,9 @@ enum TransportEngine: Sendable {
     #endif
 
     /// Whether the transport checks response heads against RFC 9110/9112 itself, line by line
-    /// (curl); URLSession's parsed fields are checked by the Session layer.
+    /// (curl), or builds only heads that pass those rules (stubs: a stub whose status or fields
+    /// break them fails with `.badServerResponse`); URLSession's parsed fields are checked by the
+    /// Session layer.
     var checksResponseHeads: Bool {
         if case .urlSession = self { return false }
         return true

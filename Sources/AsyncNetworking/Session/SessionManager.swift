@@ -114,6 +114,18 @@ public actor SessionManager {
         transport: Transport = .platformDefault,
         securityPolicy: SecurityPolicy = .default
     ) {
+        self.init(
+            configuration: configuration, maxConcurrentTransfers: maxConcurrentTransfers, transport: transport,
+            securityPolicy: securityPolicy, stubs: nil
+        )
+    }
+
+    /// Creates a manager (see the public initializer); with `stubs`, it runs on that
+    /// ``StubTransport`` whatever `transport` says.
+    init(
+        configuration: URLSessionConfiguration, maxConcurrentTransfers: Int?, transport: Transport,
+        securityPolicy: SecurityPolicy, stubs: StubTransport?
+    ) {
         let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
         let delegateQueue = DelegateQueue(underlyingQueue: executor.queue)
         let delegate = SessionDelegate()
@@ -133,6 +145,8 @@ public actor SessionManager {
         #if os(Linux) && canImport(CCurlShim)
         let relay = CurlEventRelay()
         switch transport {
+        case _ where stubs != nil:
+            engine = .stubs(stubs!)
         case .urlSession:
             engine = .urlSession
         case .curl, .curlOrURLSession:
@@ -153,10 +167,11 @@ public actor SessionManager {
         }
         relay.manager = self
         #else
-        engine = .urlSession
+        engine = stubs.map(TransportEngine.stubs) ?? .urlSession
         actorExecutor = executor
         delegate.attach(self)
         #endif
+        stubs?.attach(self)
     }
 
     /// Runs once the last reference is gone. URLSession retains its delegate until invalidated and

@@ -19,11 +19,16 @@ import FoundationNetworking
 /// ```
 ///
 /// A manager built with ``SessionManager/init(stubs:configuration:maxConcurrentTransfers:)`` runs
-/// on the URLSession transport with a `URLProtocol` that hands every request to this registry, so
-/// everything above the wire is real: the manager's events (response, data, progress, completion),
-/// cancellation, timeouts of your own, request and response serializers, validation and errors.
-/// Redirect responses are returned as they are (not followed) and no authentication challenge is
-/// issued.
+/// on the stubs transport, which answers each attempt from this registry in process and reports
+/// it to the same Session code as curl, so everything above the wire is real: the manager's events
+/// (response, data, progress, completion), redirects followed by the manager's rules (credential
+/// headers dropped on a change of origin, a 307/308 re-sending its body), HTTP Basic challenges
+/// answered from ``SessionManager/setCredential(_:forHost:)`` or the challenge hook, limits,
+/// cancellation, request and response serializers, validation and errors. Every attempt is
+/// recorded: a followed redirect or a retry with a credential is a request of its own. For
+/// URLSession's own behaviour (a `URLProtocol`; redirects returned as they are, no challenge
+/// issued), pass `transport: .urlSession`
+/// (``SessionManager/init(stubs:configuration:maxConcurrentTransfers:transport:)``).
 ///
 /// Matching: the stub added **last** whose method (`nil`: any) and pattern (see
 /// ``on(_:_:_:)``) match answers; a request no stub matches fails with
@@ -106,7 +111,8 @@ public final class HTTPStubs: Sendable {
 
     // MARK: Sessions
 
-    /// The `sessionDescription` prefix of the sessions of stubbed managers.
+    /// The `sessionDescription` prefix of the sessions of managers stubbed through `URLProtocol`
+    /// (``SessionManager/StubbedTransport/urlSession``; the stubs transport holds its registry itself).
     static let sessionPrefix = "AsyncNetworking.HTTPStubs/"
 
     private struct WeakStubs: Sendable { weak var stubs: HTTPStubs? }

@@ -12,10 +12,11 @@ public struct StubRequest: Sendable {
     public var url: URL
     /// The header fields as sent by the manager (names as given; see ``header(_:)``).
     public var headers: [String: String]
-    /// The body: `httpBody`, or everything a body stream produced (file and streamed uploads).
-    /// `nil` when there was none. (On Linux, `upload(for:from: Data)` bodies are included too.)
+    /// The body as sent: `httpBody`, upload data, or everything a file or a body stream produced
+    /// (file and streamed uploads). `nil` when there was none.
     public var body: Data?
-    /// The request as URLSession passed it on.
+    /// The request as the manager sent it (on the stubs transport, with ``body`` as `httpBody`;
+    /// through `URLProtocol`, as URLSession passed it on).
     public var urlRequest: URLRequest
 
     /// Creates a record (the registry makes these; tests rarely need to).
