@@ -184,7 +184,9 @@ struct StubsTests {
                 }
             }
             #expect(received == body)
-            #expect(progress.count >= 2, "progress while the chunks arrived")
+            // Progress coalesces while unread (only the newest is kept), so how many arrive depends
+            // on when the reader runs: at least the last one, in order.
+            #expect(!progress.isEmpty)
             #expect(progress == progress.sorted() && progress.last == 100_000)
         }
     }
