@@ -108,4 +108,22 @@ struct TransferStateMachineTests {
         #expect(machine.authenticationAttempts == expected.credentials)
         #expect(machine.isInvalidated == [.invalidate, .invalidateAndCancel].contains(input))
     }
+
+    @Test("status, current attempt and pending decision in every phase", arguments: Start.allCases)
+    func queries(_ start: Start) {
+        let machine = start.machine
+        let status: TSM.Status
+        switch start {
+        case .queued: status = .waiting
+        case .held, .inPlace, .pausing: status = .suspended
+        case .cancelling: status = .cancelling
+        case .finished: status = .finished
+        default: status = .running
+        }
+        #expect(machine.status == status)
+        let hasAttempt = ![.queued, .held, .finished].contains(start)
+        #expect(machine.currentAttempt == (hasAttempt ? F.current : nil))
+        #expect(machine.isDeciding(F.current) == start.isDeciding)
+        #expect(!machine.isDeciding(F.old))
+    }
 }

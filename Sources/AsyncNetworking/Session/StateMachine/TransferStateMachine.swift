@@ -45,9 +45,13 @@ struct TransferAttemptID: Hashable, Sendable, Comparable, CustomStringConvertibl
 /// - Answers to decisions and controls may arrive at any time, late or twice: the machine ignores
 ///   those that no longer apply (an old attempt, a cancelled decision).
 struct TransferStateMachine<Payload: TransferMachinePayload>: Sendable {
+    /// What an attempt sends.
     typealias Request = Payload.Request
+    /// A response head.
     typealias Head = Payload.Head
+    /// A body chunk.
     typealias Body = Payload.Body
+    /// An error from the shell or the transport.
     typealias Failure = Payload.Failure
 
     /// The rules a transfer runs under, fixed when it is created.
@@ -91,8 +95,11 @@ struct TransferStateMachine<Payload: TransferMachinePayload>: Sendable {
 
     /// An attempt's event held back during a decision, handed back with ``Action/replay(_:_:)``.
     enum HeldEvent: Sendable {
+        /// A later head of the same attempt, with its facts.
         case head(Head, HeadFacts)
+        /// A body chunk.
         case body(Body)
+        /// The attempt's end.
         case completion(AttemptOutcome)
     }
 
@@ -161,9 +168,18 @@ struct TransferStateMachine<Payload: TransferMachinePayload>: Sendable {
         return false
     }
 
-    /// What a snapshot of the transfer shows.
+    /// A transfer's status as ``TransferSnapshot`` reports it.
     enum Status: Sendable, Hashable {
-        case waiting, suspended, running, cancelling, finished
+        /// Queued for a slot.
+        case waiting
+        /// Held, pausing, paused, or paused in place.
+        case suspended
+        /// An attempt runs.
+        case running
+        /// Being stopped for a failure or a cancel.
+        case cancelling
+        /// Ended.
+        case finished
     }
 
     /// What a snapshot of the transfer shows.
