@@ -37,6 +37,23 @@ struct TransferAttemptID: Hashable, Sendable, Comparable, CustomStringConvertibl
 /// shell (the ``SessionManager`` actor) performs, in order. No I/O, no clocks, no closures, no
 /// transport: the shell classifies what it received (``HeadFacts``) before asking.
 ///
+/// Transitions (inputs not listed leave the phase unchanged and return nothing; events of an
+/// earlier attempt and answers about one are always ignored):
+///
+///     waiting(held:false) --admitted--> running(#n)          --start--> [schedule]
+///     waiting(held:true)  --resume-->   waiting(held:false)  waiting --cancel/invalidate--> finished
+///     running --3xx head--> deciding(redirect) --follow--> resending(next) --completed--> running(#n+1)
+///                                          --refuse--> final head (hook?) --fail--> cancelling
+///     running --401/407 head--> deciding(challenge) --retry--> resending(current request)
+///                                                  --refuse / attempt ends unasked--> final head
+///     final head --hook--> deciding(response) --allow/becomeDownload--> running (held replayed)
+///                                             --cancel--> cancelling
+///     running/deciding/resending --suspend(.restart)--> pausing --completed--> waiting(held)
+///     pausing --resume--> pausing(resumeRequested) --completed--> waiting(held:false) + schedule
+///     any attempt phase --cancel / invalidate(cancelRunning) / limit--> cancelling --completed
+///                                                                     or timed out--> finished
+///     running --completed--> finished (success with a head, else failure)
+///
 /// Contract with the shell:
 /// - Execute the returned actions in order. When a delivery (``Action/deliverHead(_:)``,
 ///   a ``BodyAction/deliver(_:)``, a replayed event) fails in the sink, call ``cancel(_:)`` with
