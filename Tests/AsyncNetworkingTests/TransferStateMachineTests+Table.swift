@@ -116,6 +116,13 @@ extension TransferStateMachineTests {
         case (.invalidateAndCancel, _) where start.isLive || start == .resending || start == .pausing:
             return Expected(phase: .cancelling(a, reason: .invalidated(.cancelled)), actions: [.cancelAttempt(id, armWatchdog: true)])
 
+        case (.sessionEnded, .queued), (.sessionEnded, .held):
+            return Expected(phase: .finished, actions: [.finish(.failure(.invalidated(.sessionEnded)), wasRunning: false)])
+        case (.sessionEnded, .finished):
+            return nil
+        case (.sessionEnded, _):
+            return Expected(phase: .finished, actions: [.finish(.failure(.invalidated(.sessionEnded)), wasRunning: true)])
+
         case (.resend, .responseEnded):
             return Expected(phase: .running(F.attempt(F.next)), actions: [.startAttempt(F.next, "R1")])
         case (.resend, _) where start.isLive:

@@ -46,7 +46,7 @@ struct TransferStateMachineTests {
         case start, admitted, head, oldHead, interimHead, body, oldBody, completed, oldCompleted, sent, oldSent
         case challenge, redirectFollow, redirectRefuse, redirectFail, lateRedirect, challengeRetry, challengeRefuse
         case lateChallenge, hookAllow, hookCancel, lateHook, cancel, suspendRestart, suspendInPlace, suspendUnsupported
-        case resume, invalidate, invalidateAndCancel, timedOut, resend
+        case resume, invalidate, invalidateAndCancel, sessionEnded, timedOut, resend
 
         /// Applies the input.
         func apply(to machine: inout TSM) -> [TSM.Action] {
@@ -80,6 +80,7 @@ struct TransferStateMachineTests {
             case .resume: return machine.resume()
             case .invalidate: return machine.invalidate(cancelRunning: false)
             case .invalidateAndCancel: return machine.invalidate(cancelRunning: true)
+            case .sessionEnded: return machine.sessionDidEnd()
             case .timedOut: return machine.cancellationTimedOut(F.current)
             case .resend: return machine.resendCurrentRequest()
             }
@@ -106,7 +107,7 @@ struct TransferStateMachineTests {
         #expect(machine.isSuspendedInPlace == (expected.inPlace ?? (start == .inPlace)), "in place after \(input) in \(start)")
         #expect(machine.redirectCount == expected.redirects)
         #expect(machine.authenticationAttempts == expected.credentials)
-        #expect(machine.isInvalidated == [.invalidate, .invalidateAndCancel].contains(input))
+        #expect(machine.isInvalidated == [.invalidate, .invalidateAndCancel, .sessionEnded].contains(input))
     }
 
     @Test("status, current attempt and pending decision in every phase", arguments: Start.allCases)

@@ -101,6 +101,8 @@ extension TransferStateMachine {
         case beforeRestart
         /// Running, cancelled by `invalidateAndCancel()`.
         case cancelled
+        /// Still registered when the transport reported the session invalid.
+        case sessionEnded
     }
 
     /// Why `suspend()` or `resume()` throws.

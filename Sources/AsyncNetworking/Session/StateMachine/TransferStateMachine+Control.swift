@@ -110,6 +110,22 @@ extension TransferStateMachine {
         }
     }
 
+    /// The transport reported the session invalid (every attempt it ran is over): whatever is
+    /// left ends now, in any phase, without waiting for a confirmation.
+    mutating func sessionDidEnd() -> [Action] {
+        isInvalidated = true
+        switch phase {
+        case .finished:
+            return []
+        case .waiting:
+            phase = .finished
+            return [.finish(.failure(.invalidated(.sessionEnded)), wasRunning: false)]
+        case .running, .deciding, .resending, .pausing, .cancelling:
+            phase = .finished
+            return [.finish(.failure(.invalidated(.sessionEnded)), wasRunning: true)]
+        }
+    }
+
     /// The attempt stopped for a pause has ended: the transfer waits, held (or queued again
     /// when a resume came meanwhile), and frees its slot. After invalidation it fails instead.
     mutating func landPause(resumeRequested: Bool) -> [Action] {
