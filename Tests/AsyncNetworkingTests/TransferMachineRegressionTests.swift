@@ -121,6 +121,49 @@ import LoopbackServer
         await manager.invalidate()
     }
 
+    /// A transfer suspended in place (curl) while its redirect was decided used to run on,
+    /// unpaused, in the attempt that followed the redirect: the suspension now holds across
+    /// attempts until `resume()`, as `suspend()` promises.
+    @Test func aSuspensionInPlaceHoldsAcrossAFollowedRedirect() async throws {
+        try await withServerAndManager { server, manager in
+            guard manager.transport == .curl else { return } // URLSession cannot suspend a data transfer
+            let gate = HookGate()
+            await manager.setHooks(SessionHooks(redirect: { context in
+                await gate.enter()
+                return context.proposedRequest
+            }))
+            let handle = try await manager.dataTask(with: URLRequest(url: server.url("/redirect/1")))
+            await gate.waitUntilEntered()
+            try await handle.suspend()
+            gate.release()
+            #expect(await eventually { server.requests.contains { $0.path == "/redirect/0" } }, "the redirect was followed")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(await manager.snapshot(of: handle.id)?.status == .suspended, "still suspended after the redirect")
+            try await handle.resume()
+            let events = try await collectEvents(handle)
+            let body = events.reduce(into: Data()) { if case .data(let chunk) = $1 { $0.append(chunk) } }
+            #expect(String(decoding: body, as: UTF8.self) == "redirected")
+        }
+    }
+
+    /// A 401 that becomes the result (its challenge refused) used to skip the response hook,
+    /// which decides about every other final response: it now decides about the 401 too.
+    @Test func theResponseHookDecidesAboutA401WhoseChallengeWasRefused() async throws {
+        try await withServerAndManager { server, manager in
+            let statuses = SanitizedMutex<[Int]>([])
+            await manager.setHooks(SessionHooks(
+                challenge: { _ in .refuse },
+                response: { response, _ in
+                    statuses.withLock { $0.append(response.statusCode) }
+                    return .allow
+                }
+            ))
+            let (_, response) = try await manager.data(for: URLRequest(url: server.url("/basic-auth/user/secret")))
+            #expect(response.statusCode == 401)
+            #expect(statuses.withLock { $0 } == [401])
+        }
+    }
+
     enum RefusedRedirect: String, CaseIterable, Sendable { case unsupportedScheme, tooMany }
 
     /// A redirect refused with an error (to an unsupported scheme, one too many) used to wait for

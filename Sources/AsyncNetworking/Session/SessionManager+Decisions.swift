@@ -238,6 +238,11 @@ extension SessionManager {
         guard state.pendingAuthentication != nil else { return }
         state.pendingAuthentication = nil
         guard state.phase == .running else { return }
+        // The 401/407 is the final response: the response hook decides about it like any other
+        // (what followed it stays held back until then).
+        if let hook = hooks.response, let response = state.response {
+            return decideResponse(response, for: state, hook: hook)
+        }
         if let error = deliverResponse(to: state) {
             return dropDeferred(of: state, failingWith: error)
         }

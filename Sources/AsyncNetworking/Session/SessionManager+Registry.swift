@@ -172,10 +172,17 @@ extension SessionManager {
         state.deferred = nil
         state.pendingAuthentication = nil
         state.refusedChallenge = false
-        state.isSuspendedInPlace = false
         state.resetReceived()
         state.bytesSent = 0
         launch(state)
+        // A suspension in place holds across attempts (a followed redirect, a credential retry):
+        // the new attempt starts paused, until `resume()`.
+        if state.isSuspendedInPlace, state.phase == .running, let task = state.task as? PausableInPlace {
+            task.setPaused(true)
+            broadcast(.transferSuspended(state.id))
+        } else {
+            state.isSuspendedInPlace = false
+        }
     }
 
     /// Cancels a transfer for `reason`: at once if it never started, else by cancelling its URLSession
