@@ -14,7 +14,30 @@ extension TransferStateMachine {
             return finalHead(head, of: attempt, held: held)
         case .fail(let failure):
             return stop(attempt, held: held, .cancelled(failure))
+        case .followInAttempt(let request) where !attempt.ended && !Self.containsCompletion(held):
+            redirectCount += 1
+            currentRequest = request
+            return continueInAttempt(attempt)
+        case .followInAttempt(let request):
+            // The attempt has already ended: follow in a new one instead.
+            redirectCount += 1
+            return resend(request, after: attempt, held: held)
+        case .refuseInAttempt:
+            // The transport reports the 3xx as a head of its own: only what was held after the
+            // decided one is handed back.
+            var attempt = attempt
+            return handBack(held, of: &attempt)
         }
+    }
+
+    /// The transport goes on inside the attempt (a redirect it follows, a credential it sends):
+    /// what it reports next replaces what was held, which is dropped.
+    private mutating func continueInAttempt(_ attempt: Attempt) -> [Action] {
+        var attempt = attempt
+        attempt.hasHead = false
+        attempt.bytesReceived = 0
+        phase = .running(attempt)
+        return [.resetReceived]
     }
 
     /// The challenge decision for attempt `id`. Ignored unless that attempt is deciding a
@@ -28,10 +51,7 @@ extension TransferStateMachine {
         case .retryInAttempt where !attempt.ended && !Self.containsCompletion(held):
             // The transport answers and retries inside the attempt: the retry's head replaces
             // the held one and its body.
-            attempt.hasHead = false
-            attempt.bytesReceived = 0
-            phase = .running(attempt)
-            return [.resetReceived]
+            return continueInAttempt(attempt)
         case .retryInAttempt:
             // The attempt has already ended: retry in a new one instead.
             authenticationAttempts += 1
@@ -94,7 +114,7 @@ extension TransferStateMachine {
     }
 
     /// The attempt runs on, and its held events are replayed.
-    private mutating func handBack(_ held: [HeldEvent], of attempt: inout Attempt) -> [Action] {
+    mutating func handBack(_ held: [HeldEvent], of attempt: inout Attempt) -> [Action] {
         if Self.containsCompletion(held) { attempt.ended = true }
         phase = .running(attempt)
         return held.isEmpty ? [] : [.replay(attempt.id, held)]

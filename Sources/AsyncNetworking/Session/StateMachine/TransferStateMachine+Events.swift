@@ -56,6 +56,13 @@ extension TransferStateMachine {
         /// Do not follow, and fail the transfer (an unsupported scheme, a policy the target
         /// host's security policy forbids).
         case fail(Failure)
+        /// The transport follows with this request inside the same attempt (URLSession's own
+        /// redirection, answered with the request): counted; the redirect's response replaces the
+        /// 3xx, which is dropped with its body.
+        case followInAttempt(Request)
+        /// Do not follow; the transport reports the 3xx itself as the attempt's response
+        /// (URLSession answered with `nil`): the held 3xx is dropped, what follows is processed.
+        case refuseInAttempt
     }
 
     /// The shell's answer to a challenge (hook, per-host credential).

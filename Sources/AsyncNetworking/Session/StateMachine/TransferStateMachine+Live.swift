@@ -3,10 +3,12 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The payload types the ``SessionManager`` runs its transfers' state machines with.
+/// The payload types the ``SessionManager`` runs its transfers' state machines with: the head
+/// is the seam's native ``ResponseHead`` (an `HTTPURLResponse` is made only where a public API
+/// hands one out).
 enum LiveTransferPayload: TransferMachinePayload {
     typealias Request = URLRequest
-    typealias Head = HTTPURLResponse
+    typealias Head = ResponseHead
     typealias Body = Data
     typealias Failure = NetworkingError
 

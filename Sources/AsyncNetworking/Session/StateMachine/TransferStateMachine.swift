@@ -1,6 +1,6 @@
 /// The payload types a ``TransferStateMachine`` carries without looking inside them.
 ///
-/// Production uses `URLRequest`, `HTTPURLResponse`, `Data` and ``NetworkingError``
+/// Production uses `URLRequest`, ``ResponseHead``, `Data` and ``NetworkingError``
 /// (``LiveTransferPayload``); the table tests use strings, so they need no network objects.
 protocol TransferMachinePayload {
     /// What an attempt sends (opaque to the machine).
@@ -143,8 +143,9 @@ struct TransferStateMachine<Payload: TransferMachinePayload>: Sendable {
     // The stored state is changed only by the machine's methods (the extensions in this folder);
     // it is not `private(set)` because those live in other files, and tests set up phases directly.
 
-    /// The rules.
-    let configuration: Configuration
+    /// The rules. (The shell may update ``Configuration/hasResponseHook`` when hooks change
+    /// after the transfer was created; it is read when a final head arrives.)
+    var configuration: Configuration
     /// Where the transfer stands.
     var phase: Phase
     /// The request the next attempt sends (changed by a followed redirect).
