@@ -14,13 +14,11 @@ extension SessionManager {
         // answering after a cancel traps FoundationNetworking, and the cancel ends the task anyway.
         guard let state = transfersByAttempt[attemptID], isAwaitingDecision(state, attemptID) else { return }
         if let scheme = RedirectRules.unsupportedScheme(of: newRequest.url) {
-            return answerRedirect(refuseRedirect(state, scheme: scheme, response: response), task: attemptID, state: state, completion: completion)
+            return completion(refuseRedirect(state, scheme: scheme, response: response))
         }
         // The new host's security policy: http under requiresHTTPS, or a policy the transport
         // cannot enforce, stops here (curl checks each attempt's policy again when it starts).
-        if refusesRedirect(state, to: newRequest, after: response) {
-            return answerRedirect(nil, task: attemptID, state: state, completion: completion)
-        }
+        if refusesRedirect(state, to: newRequest, after: response) { return completion(nil) }
         let proposed = proposedRedirect(newRequest, after: response, for: state)
         // The transfer's own redirect policy (a pipeline request's) refuses before any hook runs.
         guard state.options.redirectPolicy.allows(
@@ -61,27 +59,24 @@ extension SessionManager {
         return RedirectRules.stripCredentials(from: proposed, comingFrom: response.url ?? state.currentRequest.url)
     }
 
-    /// Answers URLSession, then — when the manager will re-send the request itself, or the
-    /// redirect was refused with an error (too many, an unsupported scheme, the target's security
-    /// policy) — stops the current task at once rather than waiting for a server that may never
-    /// read the body, or for the whole 3xx body. (Cancelling inside the redirect callback traps
-    /// FoundationNetworking: the cancel runs in a later job.)
+    /// Answers URLSession, then — when the manager will re-send the request itself — stops the
+    /// current task at once rather than waiting for a server that may never read the body.
+    ///
+    /// A redirect refused with an error (too many, an unsupported scheme, the target's security
+    /// policy) is not cancelled here: FoundationNetworking has read the whole 3xx body before it
+    /// asks, and a cancel racing the answer traps it ("not waiting for it"). On a transport that
+    /// follows nothing itself the decision stops the attempt at once (`redirectDecided`).
     private func answerRedirect(
         _ request: URLRequest?, task attemptID: AttemptID, state: TransferState,
         completion: @Sendable (URLRequest?) -> Void
     ) {
         completion(request)
-        guard state.resendRequest != nil || state.cancellation != nil else { return }
+        guard state.resendRequest != nil else { return }
         let id = state.id
         perform { manager in
-            guard let state = manager.transfers[id], state.resendRequest != nil || state.cancellation != nil,
-                  manager.transfersByAttempt[attemptID] === state, !state.attemptEnded else { return }
-            if let cancellation = state.cancellation, state.resendRequest == nil {
-                // (On a transport that follows nothing itself the decision has already stopped it.)
-                if manager.engine.followsRedirects { manager.cancelTransfer(id, reason: cancellation) }
-            } else {
-                state.cancelTask()
-            }
+            guard let state = manager.transfers[id], state.resendRequest != nil,
+                  manager.transfersByAttempt[attemptID] === state else { return }
+            state.cancelTask()
         }
     }
 
