@@ -45,6 +45,11 @@ extension SessionManager {
             if !RedirectRules.sendsBody(decided.httpMethod) { state.upload = .none }
             state.resendRequest = decided
         }
+        if let cancellation = state.cancellation, state.resendRequest == nil {
+            // Refused with an error (too many redirects, an unsupported scheme, the target's
+            // security policy): stop now rather than wait for the whole 3xx body.
+            return cancelTransfer(state.id, reason: cancellation)
+        }
         guard state.resendRequest != nil, state.cancellation == nil else {
             return releaseDeferred(of: state)
         }

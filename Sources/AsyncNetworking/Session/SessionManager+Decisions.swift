@@ -61,6 +61,11 @@ extension SessionManager {
 
     /// Answers URLSession, then — when the manager will re-send the request itself — stops the
     /// current task at once rather than waiting for a server that may never read the body.
+    ///
+    /// A redirect refused with an error (too many, an unsupported scheme, the target's security
+    /// policy) is not cancelled here: FoundationNetworking has read the whole 3xx body before it
+    /// asks, and a cancel racing the answer traps it ("not waiting for it"). On a transport that
+    /// follows nothing itself the decision stops the attempt at once (`redirectDecided`).
     private func answerRedirect(
         _ request: URLRequest?, task attemptID: AttemptID, state: TransferState,
         completion: @Sendable (URLRequest?) -> Void
@@ -173,9 +178,12 @@ extension SessionManager {
     /// Runs the response hook while the transfer's later callbacks are held back.
     func decideResponse(_ response: HTTPURLResponse, for state: TransferState, hook: @escaping SessionHooks.Response) {
         let request = state.originalRequest
+        let attemptID = state.task?.attemptID
         Task {
             let disposition = await hook(response, request)
-            guard state.phase == .running, state.cancellation == nil else { return }
+            // A late answer — about an attempt since cancelled, paused or replaced — does nothing.
+            guard state.phase == .running, state.cancellation == nil, !state.isPausing,
+                  state.task?.attemptID == attemptID else { return }
             switch disposition {
             case .allow:
                 if let error = self.deliverResponse(to: state) {
@@ -225,6 +233,11 @@ extension SessionManager {
         guard state.pendingAuthentication != nil else { return }
         state.pendingAuthentication = nil
         guard state.phase == .running else { return }
+        // The 401/407 is the final response: the response hook decides about it like any other
+        // (what followed it stays held back until then).
+        if let hook = hooks.response, let response = state.response {
+            return decideResponse(response, for: state, hook: hook)
+        }
         if let error = deliverResponse(to: state) {
             return dropDeferred(of: state, failingWith: error)
         }

@@ -135,6 +135,9 @@ extension SessionManager {
     func pause(_ state: TransferState) {
         guard state.phase == .running, !state.isPausing, state.cancellation == nil else { return }
         state.isPausing = true
+        // The attempt already ended while a decision held its completion back: no cancel
+        // confirmation will come, so the pause lands now.
+        if state.attemptEnded { return didPause(state) }
         state.cancelTask()
     }
 
@@ -144,13 +147,23 @@ extension SessionManager {
         state.isPausing = false
         state.deferred = nil
         state.pendingAuthentication = nil
+        state.refusedChallenge = false
+        state.challengePending = false
         state.phase = .waiting
         state.isHeld = true
         state.resetReceived()
         for id in scheduler.didFinishRunning() { launchAdmitted(id) }
         state.sink.didPause(transfer: state)
         broadcast(.transferSuspended(state.id))
-        if state.resumeRequested, lifecycle == .active {
+        guard lifecycle == .active else {
+            // Invalidated while the pause landed: no new attempt will start, and the transfer
+            // must not keep `invalidate()` waiting for it.
+            return finish(state, .failure(NetworkingError(
+                .sessionInvalidated, "the session manager was invalidated before the transfer could (re)start",
+                request: state.originalRequest
+            )))
+        }
+        if state.resumeRequested {
             state.resumeRequested = false
             state.isHeld = false
             schedule(state)
@@ -164,10 +177,17 @@ extension SessionManager {
         state.deferred = nil
         state.pendingAuthentication = nil
         state.refusedChallenge = false
-        state.isSuspendedInPlace = false
         state.resetReceived()
         state.bytesSent = 0
         launch(state)
+        // A suspension in place holds across attempts (a followed redirect, a credential retry):
+        // the new attempt starts paused, until `resume()`.
+        if state.isSuspendedInPlace, state.phase == .running, let task = state.task as? PausableInPlace {
+            task.setPaused(true)
+            broadcast(.transferSuspended(state.id))
+        } else {
+            state.isSuspendedInPlace = false
+        }
     }
 
     /// Cancels a transfer for `reason`: at once if it never started, else by cancelling its URLSession

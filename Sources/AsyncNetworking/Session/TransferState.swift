@@ -179,7 +179,10 @@ final class TransferState {
     func didStart(_ task: any TransportTask, gate: DelegateQueue?) {
         self.task = task
         self.gate = gate
+        // What was decided about an earlier attempt's challenge does not carry over.
         attemptEnded = false
+        refusedChallenge = false
+        challengePending = false
         phase = .running
         startDate = Date()
         startInstant = .now
