@@ -115,13 +115,10 @@ struct AnfetchEndToEndTests {
         defer { server.stop() }
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        // A 1 MB body dripped 100 bytes per 50 ms (over 8 minutes): the cancel always lands
-        // mid-transfer, and a cancel that failed would not fill the disk (a 16 GiB body once did,
-        // from runs killed mid-test). The second URL waits for the only slot.
-        let urls = [
-            server.url("/drip/huge.bin?bytes=1000000&chunks=10000&delay=50").absoluteString,
-            server.url("/bytes/10/later.bin").absoluteString,
-        ]
+        // 2 GiB: the cancel lands mid-transfer (it follows the first bytes by milliseconds), and a
+        // run killed mid-test leaves at most that much behind (16 GiB once filled the disk). The
+        // second URL waits for the only slot.
+        let urls = [server.url("/bytes/\(2 << 30)/huge.bin").absoluteString, server.url("/bytes/10/later.bin").absoluteString]
         var options = FetchOptions()
         options.urls = urls
         options.outputDirectory = directory.path

@@ -35,7 +35,7 @@ final class CurlLoopCore {
     private var completedThisTurn = false
     /// How long the loop looks for new work before it sleeps after completing transfers: ~a
     /// caller's turnaround between two requests (measured: 10–30 µs), short enough to cost little.
-    static let spinNanoseconds: UInt64 = UInt64(ProcessInfo.processInfo.environment["AN_SPIN_NS"] ?? "") ?? 40_000
+    static let spinNanoseconds: UInt64 = 40_000
     private var turns = 0
     private var batches = 0
     private var eventCount = 0
