@@ -6,9 +6,8 @@ import Testing
 import LoopbackServer
 @testable import AsyncNetworking
 
-/// The library's own batch members (data batches) run on the manager's curl loop, so each result
-/// reaches its member with no thread hand-off; members of a user operation keep the global
-/// executor (their code could block the loop).
+/// A batch's members run on the executor the runner is given (none: the global executor); data
+/// batches keep the global executor, which measured faster than the curl loop against nginx.
 @Suite("Batch members and the curl loop executor")
 struct BatchExecutorTests {
     @Test("members given the loop as executor run on the loop thread; members without one never do")

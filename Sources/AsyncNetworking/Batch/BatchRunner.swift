@@ -11,9 +11,10 @@ struct BatchRunner<Input: Sendable, Output: Sendable, Failure: Error>: Sendable 
     /// At least 1.
     let width: Int
     let operation: @Sendable (Int, Input) async throws(Failure) -> Output
-    /// Where members run: the library's own members (a data batch, whose operation is only the
-    /// library's code) run on the manager's curl loop, so each result reaches its member with no
-    /// thread hand-off; `nil` (user operations) keeps the global executor.
+    /// Where members run; `nil` keeps the global executor. Data batches keep it too: measured
+    /// against nginx (batch of 1,000, width 16), members on the curl loop took 0.131 s against
+    /// 0.090 s on the global executor — the loop thread, already the busiest, then also builds
+    /// every result's `HTTPURLResponse`.
     let executor: (any TaskExecutor)?
 
     /// - Parameters:

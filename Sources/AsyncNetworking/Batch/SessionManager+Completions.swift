@@ -29,7 +29,7 @@ extension SessionManager {
     ) -> BatchCompletions<(Data, HTTPURLResponse), NetworkingError> {
         let requests = Array(requests)
         let tracker = progress.map { BatchProgressTracker(count: requests.count, continuation: $0) }
-        let runner = BatchRunner(inputs: requests, width: width, executor: taskExecutor, operation: dataMember(options: options, tracker: tracker))
+        let runner = BatchRunner(inputs: requests, width: width, operation: dataMember(options: options, tracker: tracker))
         return BatchCompletions(run: runner.start(failFast: failurePolicy == .failFast) { await tracker?.close() })
     }
 

@@ -41,7 +41,7 @@ extension SessionManager {
     ) async throws(NetworkingError) -> [(Data, HTTPURLResponse)] {
         let requests = Array(requests)
         let tracker = progress.map { BatchProgressTracker(count: requests.count, continuation: $0) }
-        let runner = BatchRunner(inputs: requests, width: width, executor: taskExecutor, operation: dataMember(options: options, tracker: tracker))
+        let runner = BatchRunner(inputs: requests, width: width, operation: dataMember(options: options, tracker: tracker))
         do {
             let results = try await runner.collectFailingFast(notStarted: Self.notStartedError)
             await tracker?.close()
@@ -68,7 +68,7 @@ extension SessionManager {
     ) async -> [Result<(Data, HTTPURLResponse), NetworkingError>] {
         let requests = Array(requests)
         let tracker = progress.map { BatchProgressTracker(count: requests.count, continuation: $0) }
-        let runner = BatchRunner(inputs: requests, width: width, executor: taskExecutor, operation: dataMember(options: options, tracker: tracker))
+        let runner = BatchRunner(inputs: requests, width: width, operation: dataMember(options: options, tracker: tracker))
         let results = await runner.collectSettled(notStarted: Self.notStartedError)
         await tracker?.close()
         return results
