@@ -34,7 +34,9 @@ final class CurlLoopCore {
     /// Set when this turn completed a transfer (see the spin before the loop sleeps).
     private var completedThisTurn = false
     /// How long the loop looks for new work before it sleeps after completing transfers: ~a
-    /// caller's turnaround between two requests (measured: 10–30 µs), short enough to cost little.
+    /// caller's turnaround between two requests. Against nginx (5 rounds, 2026-11-25) it raised
+    /// sequential GETs from 3,522 to 3,798 req/s and 16-in-flight from 10,842 to 11,615, for ~9%
+    /// more CPU per sequential request (255 → 277 µs, whole process).
     static let spinNanoseconds: UInt64 = 40_000
     private var turns = 0
     private var batches = 0
