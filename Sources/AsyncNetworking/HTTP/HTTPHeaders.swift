@@ -145,7 +145,8 @@ public struct HTTPHeaders: Sendable, Hashable, ExpressibleByDictionaryLiteral, E
     }
 
     private func index(of name: String) -> Int? {
-        fields.firstIndex { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        // Field names are tokens (RFC 9110 §5.1): ASCII case folding, no Foundation call.
+        fields.firstIndex { ResponseHead.sameName($0.name, name) }
     }
 }
 

@@ -167,6 +167,10 @@ enum Contender: String, CaseIterable, Sendable, Hashable, Codable {
     case ours
     /// AsyncNetworking, `SessionManager(transport: .urlSession)`.
     case oursURLSession = "ours-urlsession"
+    /// AsyncNetworking, `SessionManager()` through the native path: `fetch(_:)` and
+    /// `fetch(_:width:)`, which answer with an `HTTPResponseHead` instead of an `HTTPURLResponse`
+    /// (the stream scenarios are the same calls as `ours`).
+    case oursNative = "ours-native"
     /// AsyncHTTPClient 1.37.0, `HTTPClient(eventLoopGroupProvider: .singleton)`.
     case ahc
 }

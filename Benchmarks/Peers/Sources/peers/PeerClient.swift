@@ -33,6 +33,8 @@ struct Endpoints: Sendable {
 enum PeerClient: Sendable {
     /// `SessionManager()` or `SessionManager(transport: .urlSession)`.
     case ours(SessionManager)
+    /// `SessionManager()` called through `fetch` (native response heads).
+    case native(SessionManager)
     /// `HTTPClient(eventLoopGroupProvider: .singleton)`, default configuration.
     case ahc(AHCClient)
 
@@ -40,6 +42,7 @@ enum PeerClient: Sendable {
         switch contender {
         case .ours: return .ours(SessionManager())
         case .oursURLSession: return .ours(SessionManager(transport: .urlSession))
+        case .oursNative: return .native(SessionManager())
         case .ahc: return .ahc(AHCClient(eventLoopGroupProvider: .singleton))
         }
     }
@@ -52,6 +55,9 @@ enum PeerClient: Sendable {
         case .ours(let manager):
             let (body, response) = try await manager.data(for: endpoints.small)
             (status, bytes) = (response.statusCode, body.count)
+        case .native(let manager):
+            let (body, head) = try await manager.fetch(endpoints.small)
+            (status, bytes) = (head.statusCode, body.count)
         case .ahc(let client):
             let response = try await client.execute(endpoints.smallAHC, timeout: .seconds(60))
             let body = try await response.body.collect(upTo: 1 << 20)
@@ -69,6 +75,9 @@ enum PeerClient: Sendable {
         case .ours(let manager):
             let requests = Array(repeating: endpoints.small, count: count)
             results = try await manager.data(for: requests, width: width).map { ($0.1.statusCode, $0.0.count) }
+        case .native(let manager):
+            let requests = Array(repeating: endpoints.small, count: count)
+            results = try await manager.fetch(requests, width: width).map { ($0.1.statusCode, $0.0.count) }
         case .ahc(let client):
             results = try await withThrowingTaskGroup(of: (Int, Int, Int).self) { group in
                 var results = Array(repeating: (status: 0, bytes: 0), count: count)
@@ -104,7 +113,7 @@ enum PeerClient: Sendable {
         var count = 0
         var status = 0
         switch self {
-        case .ours(let manager) where events:
+        case .ours(let manager) where events, .native(let manager) where events:
             let handle = try await manager.dataTask(with: endpoints.big)
             for try await event in handle.events {
                 switch event {
@@ -115,7 +124,7 @@ enum PeerClient: Sendable {
                 default: break
                 }
             }
-        case .ours(let manager):
+        case .ours(let manager), .native(let manager):
             let (body, response) = try await manager.stream(for: endpoints.big)
             status = response.statusCode
             for try await chunk in body {
@@ -136,7 +145,7 @@ enum PeerClient: Sendable {
 
     func shutdown() async {
         switch self {
-        case .ours(let manager): await manager.invalidateAndCancel()
+        case .ours(let manager), .native(let manager): await manager.invalidateAndCancel()
         case .ahc(let client): try? await client.shutdown()
         }
     }
