@@ -1,4 +1,5 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
+// 6.2 or later: the public error enums are `@nonexhaustive` (SE-0487, Swift 6.2.3).
 import PackageDescription
 
 let package = Package(

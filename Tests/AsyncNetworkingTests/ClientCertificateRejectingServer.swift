@@ -1,4 +1,5 @@
 import Foundation
+@testable import AsyncNetworking
 import Synchronization
 
 /// A TLS server on 127.0.0.1 that requires a client certificate from `clientca.pem` and ends every
@@ -16,7 +17,7 @@ final class ClientCertificateRejectingServer: Sendable {
     let port: Int
     private let child: Subprocess.Child
     private let logURL: URL
-    private let stopped = Mutex(false)
+    private let stopped = SanitizedMutex(false)
 
     init(pki: TestPKI, mode: String, tls12: Bool = false) throws {
         let script = pki.directory.appendingPathComponent("reject_server.py")

@@ -11,7 +11,7 @@ import LoopbackServer
 final class HookGate: Sendable {
     private let entered: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
-    private let state = Mutex<(released: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = SanitizedMutex<(released: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     init() { (entered, signal) = AsyncStream.makeStream(of: Void.self) }
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import AsyncNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,7 @@ import Synchronization
 final class EarlyRedirectServer: Sendable {
     let port: UInt16
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = SanitizedMutex(State())
 
     private struct State {
         var stopped = false

@@ -1,4 +1,5 @@
 import Foundation
+@testable import AsyncNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,7 @@ final class EncodedBodyServer: Sendable {
 
     let port: UInt16
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = SanitizedMutex(State())
 
     private struct State {
         var stopped = false

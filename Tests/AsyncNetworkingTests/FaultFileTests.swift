@@ -72,7 +72,7 @@ struct FaultFileTests {
                 // Someone else writes the destination while the download runs: when half the body
                 // is on disk (on the executor, so the transfer cannot have ended; a consumer reading
                 // events can lag behind the whole loopback body).
-                let placedOther = Mutex(false)
+                let placedOther = SanitizedMutex(false)
                 await manager.whenDownload(handle.id, reaches: [1500]) { _, _ in
                     placedOther.withLock { $0 = (try? Data("someone else's file".utf8).write(to: destination)) != nil }
                 }

@@ -121,7 +121,7 @@ struct LifecycleTests {
                 // Suspended and resumed with no wait between the two, while the transfer certainly
                 // runs (on the executor, at a byte mark: a consumer reading events can lag behind
                 // the whole loopback body): the resume arrives while the pause is still landing.
-                let errors = Mutex<[NetworkingError]>([])
+                let errors = SanitizedMutex<[NetworkingError]>([])
                 await manager.whenDownload(handle.id, reaches: [1000]) { manager, id in
                     do throws(NetworkingError) {
                         try manager.suspendTransfer(id)

@@ -1,4 +1,5 @@
 import Foundation
+@testable import AsyncNetworking
 import Synchronization
 import Testing
 
@@ -62,7 +63,7 @@ final class TLSTestServer: Sendable {
             child.terminate(SIGKILL)
         }
     }
-    private let stopped = Mutex(false)
+    private let stopped = SanitizedMutex(false)
 
     deinit { stop() }
 

@@ -16,7 +16,7 @@ import LoopbackServer
 @Suite struct TransferMachineRegressionTests {
     /// Session events seen so far, for conditions on them.
     private final class SessionEventLog: Sendable {
-        private final class Events: Sendable { let list = Mutex<[SessionEvent]>([]) }
+        private final class Events: Sendable { let list = SanitizedMutex<[SessionEvent]>([]) }
         private let events = Events()
         private let task: Task<Void, Never>
 
@@ -193,7 +193,7 @@ final class StalledRedirectServer: Sendable {
     let port: UInt16
     private let listener: Int32
     private let location: String
-    private let state = Mutex<(stopped: Bool, sockets: [Int32])>((false, []))
+    private let state = SanitizedMutex<(stopped: Bool, sockets: [Int32])>((false, []))
 
     init(location: String) throws {
         self.location = location

@@ -125,7 +125,7 @@ func withServer<T>(_ body: (LoopbackServer) throws -> T) throws -> T {
 
     @Test func manyConcurrentConnections() throws {
         try withServer { server in
-            let failures = Mutex(0)
+            let failures = SanitizedMutex(0)
             let port = server.port
             runConcurrently(200) { index in
                 do {

@@ -15,6 +15,12 @@ import FoundationNetworking
 /// removed) and the status, and never prints header values such as `Authorization` or cookies.
 public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong.
+    ///
+    /// New kinds can be added in a minor release without breaking your code: the enum is
+    /// `@nonexhaustive` (SE-0487), so a `switch` over it outside this package ends with
+    /// `@unknown default:` — the compiler asks for it — and still matches every kind by name
+    /// (`case .transport(.timedOut)`, `catch let e where e.kind == .cancelled`).
+    @nonexhaustive
     public enum Kind: Sendable, Hashable {
         /// A URL string could not be parsed, or has no scheme or host.
         case invalidURL

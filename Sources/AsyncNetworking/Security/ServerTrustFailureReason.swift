@@ -1,7 +1,9 @@
 import Foundation
 
 /// What about a TLS server failed its ``SecurityPolicy`` (the reason of
-/// ``NetworkingError/Kind/serverTrustFailed(host:reason:)``).
+/// ``NetworkingError/Kind/serverTrustFailed(host:reason:)``). `@nonexhaustive`: a `switch` over it
+/// outside this package ends with `@unknown default:`, so a new reason never breaks your build.
+@nonexhaustive
 public enum ServerTrustFailureReason: Sendable, Hashable, CustomStringConvertible {
     /// The chain does not lead to a trusted root (an unknown CA, a self-signed certificate, or,
     /// under ``SecurityPolicy/Evaluation/customRoots(_:)``, a CA not among the custom roots).

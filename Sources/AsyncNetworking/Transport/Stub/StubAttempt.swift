@@ -9,7 +9,11 @@ import FoundationNetworking
 /// Events are reported under ``state``'s lock, so the player's events and a ``cancel()`` are
 /// reported in one order, nothing follows a completion, and exactly one completion is reported.
 /// Reporting only enqueues the event on the manager's executor (never runs it in place), so the
-/// lock is never held while the Session layer runs. Paused in place (``setPaused(_:)``, a
+/// lock is never held while the Session layer runs. The reference to the manager that reporting
+/// takes is handed back and released only after the lock: the enqueued job may already have run
+/// on another thread, and if the caller dropped the manager meanwhile, that release is the last
+/// one — the manager's `deinit` then releases the transport, whose `deinit` cancels this attempt
+/// (taking this lock). Paused in place (``setPaused(_:)``, a
 /// transfer's `suspend()`), the player waits before its next head or body piece, as a paused curl
 /// transfer stops reading: the request is not sent again on resume.
 final class StubAttempt: PausableInPlace, Sendable {
@@ -27,8 +31,9 @@ final class StubAttempt: PausableInPlace, Sendable {
 
     /// Guards ``State`` (the player task and the manager's executor both reach it).
     private let state = SanitizedMutex(State())
-    /// Hands an event to the manager's executor, in call order.
-    private let report: @Sendable (AttemptID, AttemptEvent) -> Void
+    /// Hands an event to the manager's executor, in call order; returns what it retained to do so
+    /// (the manager), to be released outside the lock.
+    private let report: @Sendable (AttemptID, AttemptEvent) -> (any Sendable)?
     /// Called once, after the completion was reported (the transport forgets the attempt).
     private let ended: @Sendable (AttemptID) -> Void
     /// Unique among the transport's attempts.
@@ -37,7 +42,7 @@ final class StubAttempt: PausableInPlace, Sendable {
     /// An attempt that reports through `report` (which must enqueue, never run the event in place)
     /// and calls `ended` once its completion was reported.
     init(
-        id: AttemptID, report: @escaping @Sendable (AttemptID, AttemptEvent) -> Void,
+        id: AttemptID, report: @escaping @Sendable (AttemptID, AttemptEvent) -> (any Sendable)?,
         ended: @escaping @Sendable (AttemptID) -> Void
     ) {
         attemptID = id
@@ -64,15 +69,18 @@ final class StubAttempt: PausableInPlace, Sendable {
     /// - Returns: whether the event was reported (`false`: the attempt is over, stop playing).
     @discardableResult
     func send(_ event: AttemptEvent) -> Bool {
+        var retained: (any Sendable)?
         let (sent, completed) = state.withLock { state -> (Bool, Bool) in
             guard !state.completed else { return (false, false) }
             if case .completed = event {
                 state.completed = true
                 state.player = nil
             }
-            report(attemptID, event)
+            retained = report(attemptID, event)
             return (true, state.completed)
         }
+        withExtendedLifetime(retained) {}  // released here, after the lock (see the type's doc)
+        retained = nil
         if completed { ended(attemptID) }
         return sent
     }
@@ -85,15 +93,18 @@ final class StubAttempt: PausableInPlace, Sendable {
     /// Stops the player and reports the attempt cancelled (`URLError(.cancelled)`), unless it
     /// already completed: then nothing happens.
     func cancel() {
+        var retained: (any Sendable)?
         let (cancelled, player, waiters) = state.withLock { state -> (Bool, Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             guard !state.completed else { return (false, nil, []) }
             state.completed = true
             let player = state.player
             state.player = nil
-            report(attemptID, .completed(AttemptOutcome(error: URLError(.cancelled))))
+            retained = report(attemptID, .completed(AttemptOutcome(error: URLError(.cancelled))))
             defer { state.waiters = [] }
             return (true, player, state.waiters)
         }
+        withExtendedLifetime(retained) {}  // released here, after the lock (see the type's doc)
+        retained = nil
         player?.cancel()
         for waiter in waiters { waiter.resume() }
         if cancelled { ended(attemptID) }

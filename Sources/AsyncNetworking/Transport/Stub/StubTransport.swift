@@ -63,9 +63,12 @@ final class StubTransport: Sendable {
         let attempt = StubAttempt(
             id: id,
             report: { [relay] id, event in
-                // Enqueued on the manager's executor (FIFO: order is preserved); the job holds the
-                // manager, so it is never released here.
-                relay.withLock { $0.manager }?.perform { $0.attempt(id, didReport: event) }
+                // Enqueued on the manager's executor (FIFO: order is preserved). The job holds the
+                // manager, but may run and end before this returns: the reference taken here is
+                // handed back so that the attempt releases it after its lock.
+                let manager = relay.withLock { $0.manager }
+                manager?.perform { $0.attempt(id, didReport: event) }
+                return manager
             },
             ended: { [running] id in running.withLock { $0[id] = nil } }
         )
