@@ -38,6 +38,15 @@ public actor AuthenticationInterceptor<A: Authenticator>: AuthenticatingAdapter 
     private var isRefreshing = false
     private var waiters: [Int: CheckedContinuation<A.Credential, any Error>] = [:]
     private var nextWaiter = 0
+    /// Renewals finished so far, and the last one's result: a waiter whose renewal finished before
+    /// its continuation was stored (entering the continuation can be a suspension point) takes the
+    /// result from here instead of waiting for a renewal that already happened.
+    private var renewalsFinished = 0
+    private var lastRenewal: Result<A.Credential, any Error>?
+    /// Waiters cancelled before their continuation was stored.
+    private var cancelledEarly: Set<Int> = []
+    /// Waiters inside ``renewed()``.
+    private var inRenewal: Set<Int> = []
 
     /// Creates an interceptor starting with `credential` (default none: the first request renews).
     public init(authenticator: A, credential: A.Credential? = nil) {
@@ -80,6 +89,13 @@ public actor AuthenticationInterceptor<A: Authenticator>: AuthenticatingAdapter 
     private func renewed() async throws(NetworkingError) -> A.Credential {
         let id = nextWaiter
         nextWaiter += 1
+        // The renewal this waiter waits for ends as `renewalsFinished` passes this value.
+        let awaited = renewalsFinished + 1
+        inRenewal.insert(id)
+        defer {
+            inRenewal.remove(id)
+            cancelledEarly.remove(id)
+        }
         if !isRefreshing {
             isRefreshing = true
             let previous = credential
@@ -93,6 +109,8 @@ public actor AuthenticationInterceptor<A: Authenticator>: AuthenticatingAdapter 
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
+                    if cancelledEarly.remove(id) != nil { return continuation.resume(throwing: CancellationError()) }
+                    if renewalsFinished >= awaited, let lastRenewal { return continuation.resume(with: lastRenewal) }
                     waiters[id] = continuation
                 }
             } onCancel: {
@@ -110,6 +128,8 @@ public actor AuthenticationInterceptor<A: Authenticator>: AuthenticatingAdapter 
     private func finishRenewal(_ result: Result<A.Credential, any Error>) {
         isRefreshing = false
         refreshCount += 1
+        renewalsFinished += 1
+        lastRenewal = result
         if case .success(let fresh) = result { credential = fresh }
         let waiting = waiters
         waiters = [:]
@@ -117,6 +137,11 @@ public actor AuthenticationInterceptor<A: Authenticator>: AuthenticatingAdapter 
     }
 
     private func cancelWaiter(_ id: Int) {
-        waiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
+        guard let waiter = waiters.removeValue(forKey: id) else {
+            // Still on its way to being stored: it is resumed cancelled when it is.
+            if inRenewal.contains(id) { cancelledEarly.insert(id) }
+            return
+        }
+        waiter.resume(throwing: CancellationError())
     }
 }

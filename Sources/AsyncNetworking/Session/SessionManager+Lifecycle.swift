@@ -106,9 +106,16 @@ extension SessionManager {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Suspends until the session is invalid. The state is checked again inside the continuation's
+    /// closure: entering `withUnsafeContinuation` can be a suspension point (measured on the curl
+    /// executor: the closure ran as a later job), and a check made before it may be stale by then —
+    /// a waiter added after ``endEverything(_:)`` would never be resumed.
     private func waitForInvalidation() async {
         guard lifecycle != .invalidated else { return }
-        await withUnsafeContinuation { invalidationWaiters.append($0) }
+        await withUnsafeContinuation { continuation in
+            if lifecycle == .invalidated { return continuation.resume() }
+            invalidationWaiters.append(continuation)
+        }
     }
 
     private func failWaitingTransfers() {
