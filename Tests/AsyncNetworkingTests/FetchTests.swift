@@ -76,7 +76,9 @@ struct FetchTests {
     @Test("cancelling the caller's task cancels the transfer and throws cancelled")
     func cancellation() async throws {
         try await withServerAndManager { server, manager in
-            let task = Task { try await manager.fetch(from: server.url("/delay/30")) }
+            // A transfer that never ends by itself (`/delay/MS` counts milliseconds: `/delay/30`
+            // ended in 30 ms, before a loaded machine's poll saw it running).
+            let task = Task { try await manager.fetch(from: server.url("/delay/\(neverEnding)")) }
             #expect(await eventually { await manager.activeTransferCount == 1 })
             task.cancel()
             let result = await task.result

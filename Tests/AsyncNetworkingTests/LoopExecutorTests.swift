@@ -9,6 +9,16 @@ import LoopbackServer
 extension SessionManager {
     /// Runs `body` isolated to the manager (a test probe).
     func runOnActor<T: Sendable>(_ body: @Sendable (isolated SessionManager) -> T) -> T { body(self) }
+
+    /// Whether entering `withUnsafeContinuation` from the actor keeps the actor: a job queued on
+    /// the actor just before must not have run by the time the continuation's closure runs.
+    func continuationEntryKeepsTheActor() async -> Bool {
+        let ranBetween = SanitizedMutex(false)
+        perform { _ in ranBetween.withLock { $0 = true } }
+        return await withUnsafeContinuation { continuation in
+            continuation.resume(returning: !ranBetween.withLock { $0 })
+        }
+    }
 }
 
 /// On curl the manager's actor runs on its curl loop thread, and the loop is offered as a
@@ -28,6 +38,20 @@ struct LoopExecutorTests {
         #expect(onLoop)
         #expect(!Self.onLoop(manager))
         await manager.invalidateAndCancel()
+    }
+
+    /// An ordinary caller (no task executor preference): its actor jobs run as the actor's alone,
+    /// so re-entering the actor (here `withUnsafeContinuation(isolation:)`) needs no new job. A task
+    /// that prefers the loop (`withTaskExecutorPreference`) still gets one there: `enqueue` cannot
+    /// tell which task a job belongs to, so the runtime sees another task executor — a job on the
+    /// same thread; library code never relies on its absence (state is re-checked in the closure).
+    @Test("awaiting a continuation on the actor is no suspension point before its closure (no hidden hop)")
+    func continuationEntryKeepsTheActor() async throws {
+        let manager = SessionManager(transport: .curl)
+        for _ in 0..<20 { #expect(await manager.continuationEntryKeepsTheActor()) }
+        await manager.invalidateAndCancel()
+        // After invalidation the actor runs on the fallback queue: the same holds there.
+        #expect(await manager.continuationEntryKeepsTheActor())
     }
 
     @Test("a caller's loop over a transfer's events runs on the curl loop thread and gets every byte")

@@ -265,7 +265,7 @@ public actor SessionManager {
     /// code runs on a serial dispatch queue instead.
     public nonisolated var taskExecutor: (any TaskExecutor)? {
         #if os(Linux) && canImport(CCurlShim)
-        if case .curl(let curl) = engine { return curl.loop.executor }
+        if case .curl(let curl) = engine { return curl.loop.taskExecutor }
         #endif
         return nil
     }

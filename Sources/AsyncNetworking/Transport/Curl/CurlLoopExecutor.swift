@@ -4,7 +4,10 @@ import Dispatch
 /// Work queued for the loop thread besides curl commands: a job of the actor whose executor the
 /// loop is (a ``SessionManager`` on curl), or a closure that enters that actor synchronously.
 enum CurlLoopJob: Sendable {
+    /// A job of the actor (enqueued on the ``CurlLoopExecutor`` as a serial executor).
     case job(UnownedJob)
+    /// A job of a task that prefers the loop as its task executor (``CurlLoopTaskExecutor``).
+    case taskJob(UnownedJob, UnownedTaskExecutor)
     case closure(@Sendable () -> Void)
 }
 
@@ -19,10 +22,15 @@ enum CurlLoopJob: Sendable {
 /// and later jobs go straight to it, so an actor call after shutdown still runs (and never hangs).
 /// The switch happens under the mailbox's lock while no job runs, so jobs never overlap.
 ///
-/// It is also a `TaskExecutor` (``SessionManager/taskExecutor``): a caller's loop over a stream or
-/// a batch can run on the loop thread too (`withTaskExecutorPreference`), so chunks reach it with
-/// no hand-off at all.
-final class CurlLoopExecutor: SerialExecutor, TaskExecutor, Sendable {
+/// ``CurlLoopTaskExecutor`` offers the same thread as a `TaskExecutor` (``SessionManager/taskExecutor``):
+/// a caller's loop over a stream or a batch can run on the loop thread too
+/// (`withTaskExecutorPreference`), so chunks reach it with no hand-off at all. The two roles are
+/// separate objects because one `enqueue` cannot tell which role a job came through, and the
+/// runtime must be told the truth: an actor job run as if its task preferred the loop makes every
+/// later switch to the same actor look like a change of task executor, so the runtime enqueues a
+/// new job where none is needed — a hidden suspension point (measured: `withUnsafeContinuation`'s
+/// closure on the actor ran as a later job, after other actor work).
+final class CurlLoopExecutor: SerialExecutor, Sendable {
     private let mailbox: CurlLoopMailbox
     /// Where jobs run once the loop thread has exited.
     let fallback: DispatchQueue
@@ -50,8 +58,9 @@ final class CurlLoopExecutor: SerialExecutor, TaskExecutor, Sendable {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    func asUnownedTaskExecutor() -> UnownedTaskExecutor {
-        UnownedTaskExecutor(ordinary: self)
+    /// Queues a job of a task that prefers the loop (from ``CurlLoopTaskExecutor``).
+    func submitTaskJob(_ job: UnownedJob, taskExecutor: UnownedTaskExecutor) {
+        submit(.taskJob(job, taskExecutor))
     }
 
     /// Whether the caller runs on the loop thread now.
@@ -73,11 +82,30 @@ final class CurlLoopExecutor: SerialExecutor, TaskExecutor, Sendable {
             return
         }
         switch job {
-        // A job of the manager's actor, or of a task that prefers this executor: either way it
-        // runs here, isolated to the loop and with the loop as its task executor.
-        case .job(let job): job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        // A job of the manager's actor: isolated to the loop, with no task executor (its task has
+        // no preference, so switching back to this actor later needs no new job).
+        case .job(let job): job.runSynchronously(on: asUnownedSerialExecutor())
+        // A job of a task that prefers the loop: it runs here with the loop as its task executor,
+        // and as isolated to the loop too, so its calls into the actor need no new job either.
+        case .taskJob(let job, let taskExecutor): job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: taskExecutor)
         case .closure(let body): body()
         }
+    }
+}
+/// The curl loop thread as a `TaskExecutor` (``SessionManager/taskExecutor``): jobs of tasks that
+/// prefer it run on the loop thread between turns, in order with the actor's jobs (the same queue),
+/// or on the fallback queue once the loop has exited.
+final class CurlLoopTaskExecutor: TaskExecutor, Sendable {
+    private let loop: CurlLoopExecutor
+
+    init(loop: CurlLoopExecutor) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        loop.submitTaskJob(UnownedJob(job), taskExecutor: asUnownedTaskExecutor())
+    }
+
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
     }
 }
 #endif

@@ -40,6 +40,8 @@ final class CurlMultiLoop: Sendable {
     private let mailbox: CurlLoopMailbox
     /// Runs jobs on the loop thread: the executor of the ``SessionManager`` that owns this loop.
     let executor: CurlLoopExecutor
+    /// The loop thread as a task executor (see ``CurlLoopTaskExecutor``).
+    let taskExecutor: CurlLoopTaskExecutor
 
     /// Loads libcurl, creates the multi handle and starts the loop thread.
     ///
@@ -66,6 +68,7 @@ final class CurlMultiLoop: Sendable {
         self.mailbox = mailbox
         let executor = CurlLoopExecutor(mailbox: mailbox, fallback: fallback)
         self.executor = executor
+        taskExecutor = CurlLoopTaskExecutor(loop: executor)
         let thread = Thread {
             mailbox.markLoopThread()
             let core = CurlLoopCore(
