@@ -70,19 +70,11 @@ extension BatchRunner {
     /// - Parameter notStarted: the error for an input the batch never started because the calling
     ///   task was cancelled (thrown when no member failed).
     func collectFailingFast(notStarted: (Input) -> Failure) async throws(Failure) -> [Output] {
-        var outputs = [Output?](repeating: nil, count: inputs.count)
-        var firstFailure: Failure?
-        let started = await run(failFast: true) { completion in
-            switch completion.result {
-            case .success(let output): outputs[completion.index] = output
-            case .failure(let error): firstFailure = firstFailure ?? error
-            }
-            return true
-        }
-        if let firstFailure { throw firstFailure }
+        let (results, started, firstFailure) = await runPooled(failFast: true)
+        if let firstFailure, case .failure(let error)? = results[firstFailure] { throw error }
         if started < inputs.count { throw notStarted(inputs[started]) }
-        return outputs.map { output in
-            guard let output else { preconditionFailure("a started member of a batch was never delivered") }
+        return results.map { result in
+            guard case .success(let output)? = result else { preconditionFailure("a started member of a batch was never stored") }
             return output
         }
     }
@@ -91,15 +83,7 @@ extension BatchRunner {
     /// - Parameter notStarted: the error for an input the batch never started because the calling
     ///   task was cancelled.
     func collectSettled(notStarted: (Input) -> Failure) async -> [Result<Output, Failure>] {
-        var results = [Result<Output, Failure>?](repeating: nil, count: inputs.count)
-        let started = await run(failFast: false) { completion in
-            results[completion.index] = completion.result
-            return true
-        }
-        for index in started..<inputs.count { results[index] = .failure(notStarted(inputs[index])) }
-        return results.map { result in
-            guard let result else { preconditionFailure("a started member of a batch was never delivered") }
-            return result
-        }
+        let (results, _, _) = await runPooled(failFast: false)
+        return results.enumerated().map { index, result in result ?? .failure(notStarted(inputs[index])) }
     }
 }

@@ -8,7 +8,8 @@ extension SessionManager {
     /// Loads every request, at most `width` at once, and returns the bodies and responses in the
     /// order of `requests` whatever order they finish in. Fails fast.
     ///
-    /// Each member is a ``data(for:options:)`` call in a child task: any status code is a success.
+    /// Each member is a ``data(for:options:)`` call, run by one of `width` worker tasks: any status
+    /// code is a success.
     /// Requests start in order; a new one starts as soon as a running one ends.
     ///
     /// ```swift
