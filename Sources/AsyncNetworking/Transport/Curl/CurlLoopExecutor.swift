@@ -86,12 +86,15 @@ final class CurlLoopExecutor: SerialExecutor, Sendable {
         // no preference, so switching back to this actor later needs no new job).
         case .job(let job): job.runSynchronously(on: asUnownedSerialExecutor())
         // A job of a task that prefers the loop: it runs here with the loop as its task executor,
-        // and as isolated to the loop too, so its calls into the actor need no new job either.
+        // and as isolated to the loop too, so its calls into the actor start in place. (Re-entering
+        // the actor from actor code can still queue a job, on this same thread: an actor job of
+        // such a task comes through `enqueue` as `.job`, without its task's preference.)
         case .taskJob(let job, let taskExecutor): job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: taskExecutor)
         case .closure(let body): body()
         }
     }
 }
+
 /// The curl loop thread as a `TaskExecutor` (``SessionManager/taskExecutor``): jobs of tasks that
 /// prefer it run on the loop thread between turns, in order with the actor's jobs (the same queue),
 /// or on the fallback queue once the loop has exited.
