@@ -203,7 +203,8 @@ extension SessionManager {
     /// Whether some transfer's URLSession task has ended while its response awaits a hook's decision.
     var hasAnEndedTaskAwaitingADecision: Bool {
         transfers.values.contains { state in
-            state.deferred?.contains { if case .complete = $0 { true } else { false } } ?? false
+            guard case .deciding(let attempt, _, let held) = state.machine.phase else { return false }
+            return attempt.ended || LiveTransferStateMachine.containsCompletion(held)
         }
     }
 }

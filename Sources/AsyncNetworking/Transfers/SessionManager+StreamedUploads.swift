@@ -160,8 +160,8 @@ extension SessionManager {
         case .none: stream = state.currentRequest.httpBody.map { InputStream(data: $0) }
         }
         guard let stream else {
-            if state.cancellation == nil {
-                state.cancellation = NetworkingError(
+            if state.attemptFailure == nil {
+                state.attemptFailure = NetworkingError(
                     .bodyStreamNotReplayable,
                     "the request body had to be sent again and its producer could not make a new stream",
                     request: state.originalRequest
