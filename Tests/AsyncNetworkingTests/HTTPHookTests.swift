@@ -96,7 +96,7 @@ struct HTTPHookTests {
             response: HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!,
             data: Data("body".utf8)
         )
-        let task = manager.session.dataTask(with: url)
+        let task = manager.underlyingSession.dataTask(with: url)
         defer { task.cancel() }
         let decisions = SanitizedMutex<[CachedURLResponse?]>([]) // TSan sees this lock (not Synchronization.Mutex)
         let decide: @Sendable (CachedURLResponse?) -> Void = { decision in decisions.withLock { $0.append(decision) } }

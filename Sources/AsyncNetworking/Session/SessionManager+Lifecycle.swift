@@ -15,7 +15,7 @@ extension SessionManager {
         lifecycle = .finishing
         invalidateTransfers(cancelRunning: false)
         switch engine {
-        case .urlSession: delegateQueue.bypassing { session.finishTasksAndInvalidate() }
+        case .urlSession: delegateQueue.bypassing { underlyingSession.finishTasksAndInvalidate() }
         case .stubs: completeStubInvalidationIfIdle()
         #if os(Linux) && canImport(CCurlShim)
         case .curl, .curlUnavailable: completeCurlInvalidationIfIdle()
@@ -37,7 +37,7 @@ extension SessionManager {
             invalidateTransfers(cancelRunning: true)
             for state in transfers.values { state.nextCancel = .now }
             switch engine {
-            case .urlSession: delegateQueue.bypassing { session.invalidateAndCancel() }
+            case .urlSession: delegateQueue.bypassing { underlyingSession.invalidateAndCancel() }
             case .stubs: completeStubInvalidationIfIdle()
             #if os(Linux) && canImport(CCurlShim)
             case .curl, .curlUnavailable: completeCurlInvalidationIfIdle()

@@ -70,6 +70,7 @@ extension SessionManager {
         case .refuseChallenge:
             state.challengeAnswer?(.cancelAuthenticationChallenge, nil)
             state.challengeAnswer = nil
+            state.challenge = nil
         case .decideResponse(let attempt, let head):
             decideResponse(attempt, head: head, for: state)
         case .becomeDownload:
@@ -144,6 +145,8 @@ extension SessionManager {
         state.attemptFailure = nil
         state.redirectAnswer = nil
         state.challengeAnswer = nil
+        state.challenge = nil
+        state.pendingDownload = nil
         state.restartRequested = false
         state.resetReceived()
         state.bytesSent = 0

@@ -97,7 +97,7 @@ extension SessionManager {
               transfersByAttempt.isEmpty, !transfers.values.contains(where: { $0.phase == .running })
         else { return }
         curl.loop.requestShutdown()
-        delegateQueue.bypassing { session.invalidateAndCancel() }
+        delegateQueue.bypassing { underlyingSession.invalidateAndCancel() }
         sessionDidBecomeInvalid()
     }
 }

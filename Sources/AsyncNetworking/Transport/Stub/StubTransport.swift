@@ -139,7 +139,7 @@ extension SessionManager {
         guard case .stubs = engine, lifecycle == .finishing || lifecycle == .cancelling,
               transfersByAttempt.isEmpty, !transfers.values.contains(where: { $0.phase == .running })
         else { return }
-        delegateQueue.bypassing { session.invalidateAndCancel() }
+        delegateQueue.bypassing { underlyingSession.invalidateAndCancel() }
         sessionDidBecomeInvalid()
     }
 }
