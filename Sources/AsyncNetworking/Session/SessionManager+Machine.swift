@@ -150,6 +150,8 @@ extension SessionManager {
         state.restartRequested = false
         state.resetReceived()
         state.bytesSent = 0
+        state.sequencePump?.stop()
+        state.sequencePump = nil
         launch(state, request: request, attempt: attempt)
         if state.machine.isSuspendedInPlace, state.machineAttempt == attempt, state.task is PausableInPlace {
             broadcast(.transferSuspended(state.id))
@@ -251,6 +253,8 @@ extension SessionManager {
         let running = wasRunning ?? (state.phase == .running)
         guard state.markFinished() else { return }
         state.machine.phase = .finished
+        state.sequencePump?.stop()
+        state.sequencePump = nil
         state.redirectAnswer = nil
         state.challengeAnswer = nil
         if let task = state.task, transfersByAttempt[task.attemptID] === state {

@@ -28,6 +28,8 @@ enum UploadSource: Sendable {
     case file(URL)
     /// Read from an `InputStream` as it is sent (chunked); see `StreamedBody` in Transfers.
     case stream(StreamedBody)
+    /// Read from an `AsyncSequence` as it is sent (chunked, curl only); see `SequenceBody`.
+    case sequence(SequenceBody)
 }
 
 /// The per-transfer state AFNetworking kept in `AFURLSessionManagerTaskDelegate`, owned by the
@@ -97,6 +99,9 @@ final class TransferState {
     /// The body stream the current task reads (streamed uploads), to learn afterwards whether
     /// reading it failed — URLSession does not say why a body ended early.
     var bodyStream: InputStream?
+    /// The pump feeding the current attempt from an `AsyncSequence` body (curl), stopped when
+    /// the attempt is replaced or the transfer ends.
+    var sequencePump: SequenceBodyPump?
     /// The stream the next attempt of a streamed upload sends, made by its producer in `launch`.
     var pendingBodyStream: InputStream?
 
@@ -193,7 +198,7 @@ final class TransferState {
         switch upload {
         case .none: return currentRequest.httpBody != nil
         case .data, .file: return true
-        case .stream: return true
+        case .stream, .sequence: return true
         }
     }
 
@@ -275,6 +280,8 @@ final class TransferState {
             if let body = request.httpBody { return Int64(body.count) }
         case .stream(let body):
             if let length = body.length { return length }
+        case .sequence:
+            break
         }
         if let value = request.value(forHTTPHeaderField: "Content-Length"), let length = Int64(value) {
             return length

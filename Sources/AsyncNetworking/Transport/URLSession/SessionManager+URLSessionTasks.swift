@@ -52,6 +52,10 @@ extension SessionManager {
             // `launch` made this attempt's stream just before (it fails the transfer when the
             // producer cannot make one), so the empty fallback is never sent.
             return streamedTask(request, body: state.takePendingBodyStream() ?? InputStream(data: Data()), for: state)
+        case .sequence:
+            // Never here: a sequence body is spooled to a file for URLSession (see
+            // `SessionManager.uploadSource(for:request:)`); an empty stream is the safe answer.
+            return streamedTask(request, body: InputStream(data: Data()), for: state)
         }
     }
 
