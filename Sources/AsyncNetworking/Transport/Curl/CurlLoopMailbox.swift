@@ -1,6 +1,7 @@
 #if os(Linux) && canImport(CCurlShim)
 import CCurlShim
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -73,6 +74,9 @@ final class CurlLoopMailbox: Sendable {
 
     private let state = SanitizedMutex(State())
     private let multi: CurlMultiHandle
+    /// Counts posts (commands, jobs, shutdown), so ``spin(for:)`` can watch for new work without
+    /// taking the lock on every check. Only a hint: the decision is made under the lock.
+    private let posts = Atomic<UInt64>(0)
 
     init(multi: CurlMultiHandle) {
         self.multi = multi
@@ -152,10 +156,15 @@ final class CurlLoopMailbox: Sendable {
     /// together with clearing the flag, so no job is ever left waiting for a wake-up that was
     /// skipped. Returns whether work arrived.
     func spin(for nanoseconds: UInt64) -> Bool {
-        state.withLock { $0.spinning = true }
+        let seen = state.withLock { state -> UInt64 in
+            state.spinning = true
+            return posts.load(ordering: .acquiring)
+        }
+        // Watch the post counter (no lock, no syscall); read the clock every 64 checks.
         let deadline = DispatchTime.now().uptimeNanoseconds &+ nanoseconds
-        while DispatchTime.now().uptimeNanoseconds < deadline {
-            if state.withLock({ !$0.jobs.isEmpty || !$0.commands.isEmpty }) { break }
+        spinning: while true {
+            for _ in 0..<64 where posts.load(ordering: .acquiring) != seen { break spinning }
+            if DispatchTime.now().uptimeNanoseconds >= deadline { break }
         }
         return state.withLock { state in
             state.spinning = false
@@ -209,6 +218,7 @@ final class CurlLoopMailbox: Sendable {
     /// Wakes `curl_multi_poll`, unless a wake-up is already pending, the loop has closed, or the
     /// caller is the loop thread itself (it checks ``hasWork`` before it sleeps).
     private func wake(_ state: inout State) {
+        posts.add(1, ordering: .releasing)
         guard !state.wakePending, !state.closed, !state.spinning else { return }
         if let loop = state.loopThread, pthread_equal(loop, pthread_self()) != 0 { return }
         state.wakePending = true
