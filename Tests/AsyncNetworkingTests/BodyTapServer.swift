@@ -32,14 +32,17 @@ final class BodyTapServer: Sendable {
     /// Payload bytes received so far, over every request.
     var received: Int { state.withLock { $0.received } }
 
+    /// Stops accepting and ends every connection. Idempotent. Sockets are shut down under the
+    /// lock, while their serving threads cannot have closed them (they leave the set under the
+    /// same lock before closing), so no descriptor number reused elsewhere is ever touched.
     func stop() {
-        let sockets = state.withLock { state -> Set<Int32> in
+        state.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
-            return state.open
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+            for socket in state.open { shutdown(socket, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {

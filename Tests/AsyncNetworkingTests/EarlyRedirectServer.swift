@@ -36,16 +36,26 @@ final class EarlyRedirectServer: Sendable {
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
+    /// Stops accepting and ends every connection. Idempotent. Sockets are shut down under the
+    /// lock, while their serving threads cannot have closed them (they leave the set under the
+    /// same lock before closing), so no descriptor number another test reuses is ever touched.
     func stop() {
-        let (sockets, abandoned) = state.withLock { state -> ([Int32], [Int32]) in
+        let abandoned = state.withLock { state -> [Int32] in
+            guard !state.stopped else { return [] }
             state.stopped = true
-            defer { state.openSockets.removeAll(); state.abandoned.removeAll() }
-            return (state.openSockets, state.abandoned)
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+            for socket in state.openSockets { shutdown(socket, Int32(SHUT_RDWR)) }
+            defer { state.openSockets.removeAll { state.abandoned.contains($0) }; state.abandoned.removeAll() }
+            return state.abandoned
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
         for socket in abandoned { close(socket) }
+    }
+
+    /// A serving thread is done with `client`: it leaves the open set, then is closed.
+    private func finish(_ client: Int32) {
+        state.withLock { $0.openSockets.removeAll { $0 == client } }
+        close(client)
     }
 
     private func acceptLoop() {
@@ -72,7 +82,7 @@ final class EarlyRedirectServer: Sendable {
             while headEnd == nil {
                 if let range = Self.find([13, 10, 13, 10], in: buffer) { headEnd = range; break }
                 let count = read(client, &chunk, chunk.count)
-                if count <= 0 { close(client); return }
+                if count <= 0 { finish(client); return }
                 buffer += chunk[0..<count]
             }
             let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
@@ -91,7 +101,7 @@ final class EarlyRedirectServer: Sendable {
             }
             while buffer.count < length {
                 let count = read(client, &chunk, chunk.count)
-                if count <= 0 { close(client); return }
+                if count <= 0 { finish(client); return }
                 buffer += chunk[0..<count]
             }
             buffer.removeFirst(length)

@@ -57,15 +57,17 @@ final class EncodedBodyServer: Sendable {
 
     func url(_ name: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(name)")! }
 
+    /// Stops accepting and ends every connection. Idempotent. Sockets are shut down under the
+    /// lock, while their serving threads cannot have closed them (they leave the set under the
+    /// same lock before closing), so no descriptor number reused elsewhere is ever touched.
     func stop() {
-        let sockets = state.withLock { state -> [Int32] in
+        state.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
-            defer { state.open.removeAll() }
-            return state.open
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+            for socket in state.open { shutdown(socket, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {

@@ -205,15 +205,15 @@ final class StalledRedirectServer: Sendable {
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
+    /// Stops accepting and ends every connection (their serving threads close them). Idempotent.
     func stop() {
-        let sockets = state.withLock { state -> [Int32] in
+        state.withLock { state in
+            guard !state.stopped else { return }
             state.stopped = true
-            defer { state.sockets.removeAll() }
-            return state.sockets
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+            for socket in state.sockets { shutdown(socket, Int32(SHUT_RDWR)) }
         }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)); close(socket) }
     }
 
     private func acceptLoop() {
@@ -226,7 +226,11 @@ final class StalledRedirectServer: Sendable {
                 return true
             }
             guard keep else { close(client); return }
-            Thread { [self] in serve(client) }.start()
+            Thread { [self] in
+                serve(client)
+                state.withLock { $0.sockets.removeAll { $0 == client } }
+                close(client)
+            }.start()
         }
     }
 
