@@ -19,6 +19,11 @@ final class ClientCertificateRejectingServer: Sendable {
     private let logURL: URL
     private let stopped = SanitizedMutex(false)
 
+    /// Starts the server on a thread of its own (it waits for the python peer to listen).
+    static func started(pki: TestPKI, mode: String, tls12: Bool = false) async throws -> ClientCertificateRejectingServer {
+        try await offThePool { try ClientCertificateRejectingServer(pki: pki, mode: mode, tls12: tls12) }
+    }
+
     init(pki: TestPKI, mode: String, tls12: Bool = false) throws {
         let script = pki.directory.appendingPathComponent("reject_server.py")
         if !FileManager.default.fileExists(atPath: script.path) {

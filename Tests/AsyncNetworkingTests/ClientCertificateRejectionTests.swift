@@ -30,8 +30,8 @@ struct ClientCertificateRejectionTests {
     /// an accepted connection into a refusal.
     @Test(arguments: ["close", "reset", "linger"])
     func aTrustedIdentityIsAccepted(mode: String) async throws {
-        let pki = try TestPKI.make()
-        let server = try ClientCertificateRejectingServer(pki: pki, mode: mode)
+        let pki = try await TestPKI.make()
+        let server = try await ClientCertificateRejectingServer.started(pki: pki, mode: mode)
         defer { server.stop() }
         var policy = SecurityPolicy.customRoots([try pki.certificate("ca.pem")])
         policy.clientIdentity = ClientIdentity(certificateFile: pki.file("client.pem"), keyFile: pki.file("client.key"))
@@ -42,8 +42,8 @@ struct ClientCertificateRejectionTests {
     }
 
     private func expectRejectedEveryTime(mode: String, tls12: Bool, presentsUntrustedIdentity: Bool) async throws {
-        let pki = try TestPKI.make()
-        let server = try ClientCertificateRejectingServer(pki: pki, mode: mode, tls12: tls12)
+        let pki = try await TestPKI.make()
+        let server = try await ClientCertificateRejectingServer.started(pki: pki, mode: mode, tls12: tls12)
         defer { server.stop() }
         var policy = SecurityPolicy.customRoots([try pki.certificate("ca.pem")])
         if presentsUntrustedIdentity {

@@ -20,8 +20,8 @@ struct HTTP2HeldStreamTests {
         files: [String: Data] = ["f.bin": Self.file],
         _ body: @escaping @Sendable (NginxTestServer, SessionManager) async throws -> Void
     ) async throws {
-        let pki = try TestPKI.make()
-        let server = try NginxTestServer(pki: pki, files: files)
+        let pki = try await TestPKI.make()
+        let server = try await NginxTestServer.started(pki: pki, files: files)
         defer { server.stop() }
         let configuration = SessionManager.defaultConfiguration()
         configuration.httpMaximumConnectionsPerHost = 16

@@ -19,6 +19,11 @@ final class NginxTestServer: Sendable {
     static var isAvailable: Bool { executable != nil && TestPKI.isAvailable }
 
     /// Starts nginx serving `files` (name → contents); returns once it accepts connections.
+    /// Starts nginx on a thread of its own (it waits for nginx to listen).
+    static func started(pki: TestPKI, files: [String: Data]) async throws -> NginxTestServer {
+        try await offThePool { try NginxTestServer(pki: pki, files: files) }
+    }
+
     init(pki: TestPKI, files: [String: Data]) throws {
         guard let executable = Self.executable else { throw TLSTestError("nginx is not installed") }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-nginx-\(UUID().uuidString)")

@@ -84,7 +84,7 @@ struct SecurityEvaluatorTests {
     }
 
     @Test func aPolicyFailureNeverReachesTheEvaluator() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         let probe = EvaluatorProbe()
         let evaluator = probe.evaluator()
         try await withTLSServer("self", policy: SecurityPolicy(serverTrustEvaluator: evaluator)) { server, manager, _ in
@@ -190,8 +190,8 @@ struct SecurityEvaluatorTests {
     @Test func invalidatingTheManagerWhileTheEvaluatorDecidesEndsEverything() async throws {
         let probe = EvaluatorProbe()
         defer { probe.release() }
-        let pki = try TestPKI.make()
-        let server = try pki.server("good")
+        let pki = try await TestPKI.make()
+        let server = try await pki.server("good")
         defer { server.stop() }
         let manager = SessionManager(transport: .curl, securityPolicy: try policy(probe.heldEvaluator(), pki: pki))
         try await withDeadline {

@@ -21,7 +21,7 @@ struct SecurityPolicyRoutingTests {
     }
 
     @Test func aVerifiedConnectionIsNotReusedUnderAnotherPin() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         let roots = [try pki.certificate("ca.pem")]
         try await withTLSServer("good", policy: .customRoots(roots)) { server, manager, _ in
             try await expectAccepted(manager, server.url())
@@ -35,7 +35,7 @@ struct SecurityPolicyRoutingTests {
     }
 
     @Test func perHostPolicyWinsOverTheDefault() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         try await withTLSServer("good") { server, manager, _ in
             await manager.setSecurityPolicy(.customRoots([try pki.certificate("ca.pem")]), forHost: "LOCALHOST")
             #expect(await manager.securityPolicy(forHost: "localhost") != .default)
@@ -47,10 +47,10 @@ struct SecurityPolicyRoutingTests {
     }
 
     @Test func aRedirectFromAPinnedHostIsJudgedByTheNewHostsPolicy() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         let pinned = SecurityPolicy.pinnedPublicKeys([try pki.pin("good")], roots: [try pki.certificate("ca.pem")])
         try await withTLSServer("good", policy: .default) { first, manager, _ in
-            let second = try pki.server("self")
+            let second = try await pki.server("self")
             defer { second.stop() }
             await manager.setSecurityPolicy(pinned, forHost: "localhost")
             let redirect = first.url("/redirect?to=\(second.url("/landed"))", host: "localhost")
@@ -83,7 +83,7 @@ struct SecurityPolicyRoutingTests {
     }
 
     @Test func httpsOnlyRefusesARedirectToCleartext() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         let policy = SecurityPolicy(evaluation: .customRoots([try pki.certificate("ca.pem")]), requiresHTTPS: true)
         try await withTLSServer("good", policy: policy) { server, manager, _ in
             let error = await expectNetworkingError {
@@ -103,7 +103,7 @@ struct SecurityPolicyRoutingTests {
     }
 
     @Test func mutualTLSWithAndWithoutAnIdentity() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         let roots = [try pki.certificate("ca.pem")]
         try await withTLSServer("good", clientCA: "clientca.pem", policy: .customRoots(roots)) { server, manager, _ in
             // No identity: the server refuses the handshake.

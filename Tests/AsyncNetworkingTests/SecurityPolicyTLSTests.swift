@@ -12,8 +12,8 @@ func withTLSServer(
     transport: SessionManager.Transport = .curl,
     _ body: @escaping @Sendable (TLSTestServer, SessionManager, TestPKI) async throws -> Void
 ) async throws {
-    let pki = try TestPKI.make()
-    let server = try pki.server(leaf, clientCA: clientCA)
+    let pki = try await TestPKI.make()
+    let server = try await pki.server(leaf, clientCA: clientCA)
     defer { server.stop() }
     let manager = SessionManager(transport: transport, securityPolicy: policy)
     do {
@@ -90,7 +90,7 @@ struct SecurityPolicyTLSTests {
     }
 
     @Test func publicKeyPinAcceptsTheKeyAndRejectsARekeyedCertificate() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         let policy = SecurityPolicy.pinnedPublicKeys([try pki.pin("good")], roots: [try pki.certificate("ca.pem")])
         try await withTLSServer("good", policy: policy) { server, manager, _ in
             try await expectAccepted(manager, server.url())
@@ -107,7 +107,7 @@ struct SecurityPolicyTLSTests {
     }
 
     @Test func pinsComputedFromCertificatesMatchOpenSSL() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         for name in ["good", "rekeyed", "self"] {
             #expect(try PublicKeyPin(certificate: pki.certificate("\(name).pem")) == (try pki.pin(name)), "\(name)")
         }
@@ -118,14 +118,14 @@ struct SecurityPolicyTLSTests {
     }
 
     @Test func publicKeyPinStillNeedsATrustedChain() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         try await withTLSServer("good", policy: .pinnedPublicKeys([try pki.pin("good")])) { server, manager, _ in
             await expectTrustFailure(manager, server, .untrustedRoot) // the system does not trust the test CA
         }
     }
 
     @Test func certificatePinMatchesLeafOrChainMember() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         for pinned in ["good.pem", "intermediate.pem", "ca.pem"] {
             try await withTLSServer("good", policy: .pinnedCertificates([try pki.certificate(pinned)])) { server, manager, _ in
                 try await expectAccepted(manager, server.url(), "pinned \(pinned)")
@@ -139,7 +139,7 @@ struct SecurityPolicyTLSTests {
     }
 
     @Test func certificatePinRejectsAnotherChain() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         try await withTLSServer("good", policy: .pinnedCertificates([try pki.certificate("self.pem")])) { server, manager, _ in
             await expectTrustFailure(manager, server, .certificatePinMismatch)
         }
@@ -149,7 +149,7 @@ struct SecurityPolicyTLSTests {
     }
 
     @Test func wrongHostNameWithAndWithoutDomainValidation() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         try await withTLSServer("wrongname", policy: .customRoots([try pki.certificate("ca.pem")])) { server, manager, _ in
             await expectTrustFailure(manager, server, .hostNameMismatch)
             var lenient = SecurityPolicy.customRoots([try pki.certificate("ca.pem")])
@@ -160,7 +160,7 @@ struct SecurityPolicyTLSTests {
     }
 
     @Test func expiredCertificate() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         try await withTLSServer("expired", policy: .customRoots([try pki.certificate("ca.pem")])) { server, manager, _ in
             await expectTrustFailure(manager, server, .expired)
         }

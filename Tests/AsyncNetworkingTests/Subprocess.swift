@@ -129,3 +129,13 @@ enum Subprocess {
         return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info._sifields._sigchld.si_pid == pid
     }
 }
+
+/// Runs `body` on a thread of its own and suspends until it returns. Test support that blocks —
+/// waiting for a child process, polling a peer's log until it listens — must not hold a thread of
+/// the cooperative pool: with the suite in parallel (and under TSan) both pool threads of a 2-core
+/// machine can be held at once, and then no test task runs at all.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}

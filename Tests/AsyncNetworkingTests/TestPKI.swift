@@ -21,7 +21,8 @@ struct TestPKI: Sendable {
         do { return .success(try TestPKI()) } catch { return .failure(TLSTestError("\(error)")) }
     }()
 
-    static func make() throws -> TestPKI { try shared.get() }
+    /// The shared PKI, made (by openssl, once) on a thread of its own.
+    static func make() async throws -> TestPKI { try await offThePool { try shared.get() } }
 
     /// The passphrase of `client-encrypted.key`.
     static let clientKeyPassphrase = "correct horse"
@@ -49,11 +50,14 @@ struct TestPKI: Sendable {
     }
 
     /// Starts a TLS server presenting `leaf` (`leaf-chain.pem` if it exists, else `leaf.pem`).
-    func server(_ leaf: String, clientCA: String? = nil) throws -> TLSTestServer {
+    /// Started on a thread of its own (it waits for the python peer to listen).
+    func server(_ leaf: String, clientCA: String? = nil) async throws -> TLSTestServer {
         let chain = FileManager.default.fileExists(atPath: file("\(leaf)-chain.pem").path) ? "\(leaf)-chain.pem" : "\(leaf).pem"
-        return try TLSTestServer(
-            certificateChain: file(chain), key: file("\(leaf).key"), clientCA: clientCA.map { file($0) }, in: directory
-        )
+        return try await offThePool { [self] in
+            try TLSTestServer(
+                certificateChain: file(chain), key: file("\(leaf).key"), clientCA: clientCA.map { file($0) }, in: directory
+            )
+        }
     }
 
     private static let script = #"""
