@@ -77,3 +77,27 @@ struct ConnectionIdentityTests {
         await manager.invalidateAndCancel()
     }
 }
+
+/// Per-request metrics in batch results (issue 23, item 8): ``SessionManager/measuredData(for:width:options:)``.
+struct MeasuredBatchTests {
+    @Test func batchMembersCarryTheirMetrics() async throws {
+        try await withServerAndManager { server, manager in
+            let requests = (1...6).map { URLRequest(url: server.url("/bytes/\($0 * 100)")) }
+            let results = try await manager.measuredData(for: requests, width: 3)
+            #expect(results.map(\.data.count) == [100, 200, 300, 400, 500, 600])
+            #expect(results.allSatisfy { $0.response.statusCode == 200 })
+            #expect(results.map(\.metrics.bytesReceived) == [100, 200, 300, 400, 500, 600])
+            if manager.transport == .curl {
+                let identifiers = Set(results.compactMap(\.metrics.connection?.connectionIdentifier))
+                #expect(identifiers.count >= 1 && identifiers.count <= 3, "at most width connections: \(identifiers)")
+                #expect(results.allSatisfy { $0.metrics.connection?.localPort != nil })
+            } else {
+                #expect(results.allSatisfy { $0.metrics.connection == nil })
+            }
+            let refusing = try RefusingPort()
+            let settled = await manager.settledMeasuredData(for: [requests[0], URLRequest(url: URL(string: "http://127.0.0.1:\(refusing.port)/")!)])
+            #expect((try? settled[0].get())?.data.count == 100)
+            #expect(throws: NetworkingError.self) { try settled[1].get() }
+        }
+    }
+}

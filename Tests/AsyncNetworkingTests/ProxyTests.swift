@@ -213,3 +213,25 @@ struct ProxyConfigurationTests {
         #expect(!String(describing: ProxyServer.http(host: "p", port: 1, credential: .init(user: "u", password: "pw"))).contains("pw"))
     }
 }
+
+/// What FoundationNetworking does with `connectionProxyDictionary` (the reason the URLSession
+/// transport refuses explicit proxies): it is not applied — the request goes direct.
+@Suite(.enabled(if: TestPKI.isAvailable, "needs python3 (the proxy test server)"))
+struct URLSessionProxyDictionaryTests {
+    @Test func connectionProxyDictionaryIsNotApplied() async throws {
+        let proxy = try ProxyTestServer()
+        defer { proxy.stop() }
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let configuration = SessionManager.defaultConfiguration()
+        configuration.connectionProxyDictionary = ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": proxy.port]
+        let manager = SessionManager(configuration: configuration, transport: .urlSession)
+        try await withDeadline {
+            let (_, response) = try await manager.fetch(from: server.url("/bytes/3"))
+            #expect(response.statusCode == 200)
+        }
+        await manager.invalidateAndCancel()
+        #expect(!proxy.log.contains { $0.hasPrefix("GET ") }, "FoundationNetworking went through the proxy: update Proxies.md and setProxy")
+        #expect(server.requests.count == 1)
+    }
+}

@@ -164,9 +164,16 @@ struct HAREntryBuilder {
         )
     }
 
+    /// Credential fields become `<redacted>`; URL-valued fields (`Location`, `Content-Location`)
+    /// lose user info and query values as URLs do.
     private func header(_ name: String, _ value: String) -> HARNameValue {
-        HARNameValue(name: name, value: !showsSecrets && CURLDescription.isSecret(name) ? "<redacted>" : value)
+        guard !showsSecrets else { return HARNameValue(name: name, value: value) }
+        if CURLDescription.isSecret(name) { return HARNameValue(name: name, value: "<redacted>") }
+        if Self.urlValuedFields.contains(name.lowercased()) { return HARNameValue(name: name, value: Redaction.urlString(value)) }
+        return HARNameValue(name: name, value: value)
     }
+
+    static let urlValuedFields: Set<String> = ["location", "content-location", "referer", "origin"]
 
     private func url(_ url: URL?) -> String {
         showsSecrets ? (url?.absoluteString ?? "") : CURLDescription.redactedURL(url)
