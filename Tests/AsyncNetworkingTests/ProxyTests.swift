@@ -235,3 +235,55 @@ struct URLSessionProxyDictionaryTests {
         #expect(server.requests.count == 1)
     }
 }
+
+/// ``ProxyConfiguration/environment`` live: the proxy variables can only be set for a whole process
+/// (`setenv` while other tests' threads call `getenv` is a race), so the test runs this test
+/// bundle again as a child with `http_proxy` and `no_proxy` set, filtered to
+/// ``ProxyEnvironmentChild``, on the run's transport.
+@Suite(.enabled(if: TestPKI.isAvailable, "needs python3 (the proxy test server)"))
+struct ProxyEnvironmentTests {
+    @Test func environmentVariablesRouteTheDefaultConfiguration() async throws {
+        let proxy = try ProxyTestServer()
+        defer { proxy.stop() }
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let executable = ProcessInfo.processInfo.arguments[0]
+        let arguments = [
+            "http_proxy=http://127.0.0.1:\(proxy.port)", "no_proxy=localhost",
+            "AN_PROXY_CHILD_URLS=\(server.url("/bytes/7")) http://localhost:\(server.port)/bytes/8",
+            "AN_PROXY_CHILD_DIRECT_URL=\(server.url("/bytes/9"))",
+            executable, "--testing-library", "swift-testing", "--filter", "ProxyEnvironmentChild",
+        ]
+        let (status, output) = try await Task.detached { try Subprocess.run("/usr/bin/env", arguments) }.value
+        #expect(status == 0, "the child run failed:\n\(output.suffix(3000))")
+        #expect(output.contains("ProxyEnvironmentChild"), "the child ran the child test:\n\(output.suffix(2000))")
+        #expect(proxy.log.contains { $0.hasPrefix("GET http://127.0.0.1:\(server.port)/bytes/7 ") }, "http_proxy is read: \(proxy.log)")
+        #expect(!proxy.log.contains { $0.contains("/bytes/8") }, "no_proxy is read: \(proxy.log)")
+        #expect(!proxy.log.contains { $0.contains("/bytes/9") }, ".direct ignores the environment: \(proxy.log)")
+        #expect(server.requests.map(\.path).sorted() == (SessionManager.Transport.platformDefault == .curl
+            ? ["/bytes/7", "/bytes/8", "/bytes/9"] : ["/bytes/7", "/bytes/8"]))
+    }
+}
+
+/// Runs only as the child of ``ProxyEnvironmentTests`` (with `AN_PROXY_CHILD_URLS` set).
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["AN_PROXY_CHILD_URLS"] != nil, "runs only as a child of ProxyEnvironmentTests"))
+struct ProxyEnvironmentChild {
+    @Test func fetchesThroughTheEnvironmentsProxy() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let urls = (environment["AN_PROXY_CHILD_URLS"] ?? "").split(separator: " ").compactMap { URL(string: String($0)) }
+        let manager = SessionManager()
+        try await withDeadline {
+            #expect(await manager.proxy == .environment)
+            for url in urls {
+                let (_, response) = try await manager.fetch(from: url)
+                #expect(response.statusCode == 200)
+            }
+            if manager.transport == .curl, let direct = environment["AN_PROXY_CHILD_DIRECT_URL"].flatMap(URL.init(string:)) {
+                try await manager.setProxy(.direct)
+                let (_, response) = try await manager.fetch(from: direct)
+                #expect(response.statusCode == 200)
+            }
+        }
+        await manager.invalidateAndCancel()
+    }
+}

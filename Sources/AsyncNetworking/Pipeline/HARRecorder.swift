@@ -86,10 +86,15 @@ public final class HARRecorder: EventMonitor, Sendable {
             state.withLock { state in
                 let key = "t\(id)"
                 guard let pending = state.pending[key] else { return }
-                state.entries.append(builder.entry(
+                var hop = builder.entry(
                     request: pending.request, started: pending.started, response: response, metrics: nil,
                     redirectURL: newRequest.url ?? response.url
-                ))
+                )
+                // No metrics of its own: the time from the hop's start to its response, all `wait`.
+                let elapsed = max(0, Date().timeIntervalSince(pending.started) * 1000)
+                hop.time = elapsed
+                hop.timings.wait = elapsed
+                state.entries.append(hop)
                 state.pending[key] = Pending(request: newRequest, started: Date())
             }
         case .completed(let completion):
