@@ -210,7 +210,7 @@ import LoopbackServer
         let configuration = SessionManager.defaultConfiguration()
         configuration.httpAdditionalHeaders = Self.secrets.merging(["X-Kept": "kept"]) { $1 }
         let manager = SessionManager(configuration: configuration, transport: .urlSession)
-        let given = manager.session.configuration.httpAdditionalHeaders ?? [:]
+        let given = manager.urlSession?.configuration.httpAdditionalHeaders ?? [:]
         #expect(given.count == 1)
         #expect(given["X-Kept"] as? String == "kept")
         #expect(configuration.httpAdditionalHeaders?.count == 4, "the caller's configuration is not changed")

@@ -73,7 +73,7 @@ struct FaultClientTests {
             }
             // In flight: as many at the server as URLSession's per-host limit lets through, the rest
             // queued inside URLSession.
-            let atServer = min(100, manager.session.configuration.httpMaximumConnectionsPerHost)
+            let atServer = min(100, manager.underlyingSession.configuration.httpMaximumConnectionsPerHost)
             #expect(await eventually { server.stats.inFlight >= atServer })
             await manager.invalidateAndCancel()
             #expect(await manager.activeTransferCount == 0)

@@ -96,7 +96,7 @@ struct HTTPHookTests {
             response: HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!,
             data: Data("body".utf8)
         )
-        let task = manager.session.dataTask(with: url)
+        let task = manager.underlyingSession.dataTask(with: url)
         defer { task.cancel() }
         let decisions = SanitizedMutex<[CachedURLResponse?]>([]) // TSan sees this lock (not Synchronization.Mutex)
         let decide: @Sendable (CachedURLResponse?) -> Void = { decision in decisions.withLock { $0.append(decision) } }
@@ -203,7 +203,8 @@ extension SessionManager {
     /// Whether some transfer's URLSession task has ended while its response awaits a hook's decision.
     var hasAnEndedTaskAwaitingADecision: Bool {
         transfers.values.contains { state in
-            state.deferred?.contains { if case .complete = $0 { true } else { false } } ?? false
+            guard case .deciding(let attempt, _, let held) = state.machine.phase else { return false }
+            return attempt.ended || LiveTransferStateMachine.containsCompletion(held)
         }
     }
 }

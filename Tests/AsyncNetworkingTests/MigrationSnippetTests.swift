@@ -61,7 +61,7 @@ import LoopbackServer
         stream: @escaping @Sendable () -> InputStream, freshStream: @escaping @Sendable () -> InputStream
     ) async throws {
         _ = SessionManager(configuration: config)
-        _ = manager.session
+        _ = manager.urlSession
         _ = SessionManager(securityPolicy: policy)
         await manager.setSecurityPolicy(policy, forHost: h)
         _ = await manager.reachability

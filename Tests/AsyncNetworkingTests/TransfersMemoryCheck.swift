@@ -99,7 +99,7 @@ struct TransfersMemoryCheck {
     @Test func asyncSequenceUpload() async throws {
         try await Self.withSetup { server, manager, _, _ in
             var reply = Data()
-            try await Self.phase("upload 1 GiB from an AsyncSequence (spooled)") {
+            try await Self.phase("upload 1 GiB from an AsyncSequence (streamed on curl, spooled elsewhere)") {
                 let chunks = SeededChunks(count: Self.gibibyte, seed: 1, size: 1 << 20)
                 reply = try await manager.upload(for: Self.uploadRequest(server), from: chunks).0
             }

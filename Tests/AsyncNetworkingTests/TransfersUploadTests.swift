@@ -31,7 +31,7 @@ struct TransfersUploadTests {
             try TransfersSupport.writeSeeded(file, seed: 9, count: count)
             return try await manager.uploadTask(with: request, fromFile: file)
         case .sequence:
-            return try await manager.uploadTask(with: request, from: Self.chunks())
+            return try await manager.uploadTask(with: request, from: Self.chunks(), mode: .spooled)
         case .streamSpooled, .streamChunked:
             let file = directory.appendingPathComponent("stream.bin")
             try TransfersSupport.writeSeeded(file, seed: 9, count: count)
@@ -79,7 +79,7 @@ struct TransfersUploadTests {
             }
             var request = URLRequest(url: server.url("/upload"))
             request.httpMethod = "POST"
-            let error = await expectNetworkingError { try await manager.upload(for: request, from: failing) }
+            let error = await expectNetworkingError { try await manager.upload(for: request, from: failing, mode: .spooled) }
             #expect(error?.kind == .requestSerializationFailed)
             #expect(error?.underlyingError is Boom)
             #expect(await eventually { Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).isSubset(of: Set(before)) })
@@ -91,7 +91,7 @@ struct TransfersUploadTests {
         try await withServerAndManager { server, manager in
             var request = URLRequest(url: server.url("/redirect-to?url=/upload&status=307"))
             request.httpMethod = "POST"
-            let (body, _) = try await manager.upload(for: request, from: Self.chunks(count: 300_000))
+            let (body, _) = try await manager.upload(for: request, from: Self.chunks(count: 300_000), mode: .spooled)
             let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
             #expect(json["bytes"] as? Int == 300_000)
             #expect(json["checksum"] as? String == String(TransfersSupport.checksum(seed: 9, count: 300_000)))
@@ -127,7 +127,7 @@ struct TransfersUploadTests {
             }
             var request = URLRequest(url: server.url("/upload"))
             request.httpMethod = "POST"
-            let upload = Task { try await manager.upload(for: request, from: slow) }
+            let upload = Task { try await manager.upload(for: request, from: slow, mode: .spooled) }
             // Other tests (and other processes) may spool uploads too: look for a new file, not a count.
             #expect(await eventually { !Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).subtracting(before).isEmpty })
             upload.cancel()
@@ -143,7 +143,7 @@ struct TransfersUploadTests {
             let before = TransfersSupport.temporaryFiles(kinds: ["upload"])
             var request = URLRequest(url: server.url("/delay/\(neverEnding)"))
             request.httpMethod = "POST"
-            let handle = try await manager.uploadTask(with: request, from: Self.chunks(count: 100_000))
+            let handle = try await manager.uploadTask(with: request, from: Self.chunks(count: 100_000), mode: .spooled)
             #expect(!Set(TransfersSupport.temporaryFiles(kinds: ["upload"])).subtracting(before).isEmpty, "spooled while the transfer runs")
             handle.cancel()
             let error = await expectNetworkingError { _ = try await collectEvents(handle) }

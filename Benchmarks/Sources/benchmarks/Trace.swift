@@ -31,7 +31,8 @@ enum Trace {
         let counters = Counters()
         let manager = rawMode == nil ? SessionManager() : nil
         let raw = rawMode.map { RawSpill(spill: $0 == "raw-spill") }
-        guard let delegateQueue = manager?.session.delegateQueue ?? raw?.session.delegateQueue else { return }
+        // On curl no URLSession callback is queued: an idle queue stands in.
+        guard let delegateQueue = manager.map({ $0.urlSession?.delegateQueue ?? OperationQueue() }) ?? raw?.session.delegateQueue else { return }
         let start = ContinuousClock.now
         let sampler = Thread {
             print("   t s   RSS MiB   delegate ops queued   consumer read MB")

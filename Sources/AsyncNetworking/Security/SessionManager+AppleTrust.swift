@@ -51,10 +51,10 @@ extension SessionManager {
         host: String, reason: ServerTrustFailureReason, detail: String?, for state: TransferState,
         completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        if state.cancellation == nil {
+        if state.attemptFailure == nil {
             let base = NetworkingError.serverTrustRejected(host: host, reason: reason)
             let message = detail.map { "\(base.message) (\($0))" } ?? base.message
-            state.cancellation = NetworkingError(base.kind, message, request: state.originalRequest)
+            state.attemptFailure = NetworkingError(base.kind, message, request: state.originalRequest)
         }
         completion(.cancelAuthenticationChallenge, nil)
     }

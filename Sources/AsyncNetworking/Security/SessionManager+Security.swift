@@ -72,17 +72,14 @@ extension SessionManager {
         #endif
     }
 
-    /// Refuses a redirect (on either transport) that the target host's policy forbids; the
-    /// transfer then fails with that error when its attempt ends. Returns whether it was refused.
-    func refusesRedirect(_ state: TransferState, to request: URLRequest, after response: HTTPURLResponse) -> Bool {
+    /// The error for a redirect (on either transport) that the target host's policy forbids, or
+    /// `nil` when it allows it; the transfer then fails with it.
+    func redirectPolicyRefusal(_ state: TransferState, to request: URLRequest, after response: HTTPURLResponse) -> NetworkingError? {
         do throws(NetworkingError) {
             _ = try securityPolicy(checking: request)
-            return false
+            return nil
         } catch {
-            if state.cancellation == nil {
-                state.cancellation = NetworkingError(error.kind, error.message, request: state.originalRequest, response: response)
-            }
-            return true
+            return NetworkingError(error.kind, error.message, request: state.originalRequest, response: response)
         }
     }
 }

@@ -68,7 +68,7 @@ extension SessionManager {
     /// resumption) when the sink took it. Every path that delivers a response goes through here.
     func deliverResponse(to state: TransferState) -> NetworkingError? {
         if let error = state.sink.didReceiveResponse(for: state) { return error }
-        guard activity.isObserved, state.phase == .running, state.resendRequest == nil, let response = state.response else { return nil }
+        guard activity.isObserved, !state.restartRequested, case .running = state.machine.phase, let response = state.response else { return nil }
         activity.broadcast(.response(state.id, response))
         if let resumed = state.sink.lastResumption {
             activity.broadcast(.downloadResumed(state.id, offset: resumed.offset, expectedTotal: resumed.expectedTotal))

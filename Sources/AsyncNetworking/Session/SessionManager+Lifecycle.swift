@@ -13,9 +13,9 @@ extension SessionManager {
     public func invalidate() async {
         guard lifecycle == .active else { return await waitForInvalidation() }
         lifecycle = .finishing
-        failWaitingTransfers()
+        invalidateTransfers(cancelRunning: false)
         switch engine {
-        case .urlSession: delegateQueue.bypassing { session.finishTasksAndInvalidate() }
+        case .urlSession: delegateQueue.bypassing { underlyingSession.finishTasksAndInvalidate() }
         case .stubs: completeStubInvalidationIfIdle()
         #if os(Linux) && canImport(CCurlShim)
         case .curl, .curlUnavailable: completeCurlInvalidationIfIdle()
@@ -30,20 +30,17 @@ extension SessionManager {
     public func invalidateAndCancel() async {
         if lifecycle == .active || lifecycle == .finishing {
             lifecycle = .cancelling
-            failWaitingTransfers()
-            let reason = NetworkingError(.sessionInvalidated, "the session manager was invalidated and its transfers cancelled")
-            for state in transfers.values where state.phase == .running && state.cancellation == nil {
-                state.cancellation = reason
+            // URLSession cancels every task itself (invalidateAndCancel); elsewhere each attempt is stopped.
+            if case .urlSession = engine {
+                for state in transfers.values { state.nextCancel = .none }
             }
+            invalidateTransfers(cancelRunning: true)
+            for state in transfers.values { state.nextCancel = .now }
             switch engine {
-            case .urlSession: delegateQueue.bypassing { session.invalidateAndCancel() }
-            case .stubs:
-                for state in Array(transfers.values) where state.phase == .running { cancelTransfer(state.id, reason: reason) }
-                completeStubInvalidationIfIdle()
+            case .urlSession: delegateQueue.bypassing { underlyingSession.invalidateAndCancel() }
+            case .stubs: completeStubInvalidationIfIdle()
             #if os(Linux) && canImport(CCurlShim)
-            case .curl, .curlUnavailable:
-                for state in Array(transfers.values) where state.phase == .running { cancelTransfer(state.id, reason: reason) }
-                completeCurlInvalidationIfIdle()
+            case .curl, .curlUnavailable: completeCurlInvalidationIfIdle()
             #endif
             }
         }
@@ -97,7 +94,9 @@ extension SessionManager {
             if let state = transfers[id] { finish(state, .failure(reason.adding(request: state.originalRequest))) }
         }
         for state in transfers.values.sorted(by: { $0.id < $1.id }) {
-            finish(state, .failure(reason.adding(request: state.originalRequest, response: state.response)))
+            let wasRunning = state.phase == .running
+            _ = state.machine.sessionDidEnd()
+            finish(state, .failure(reason.adding(request: state.originalRequest, response: state.response)), wasRunning: wasRunning)
         }
         observers.finishAll()
         activity.finishAll(invalidationError)
@@ -118,14 +117,14 @@ extension SessionManager {
         }
     }
 
-    private func failWaitingTransfers() {
-        let reason = NetworkingError(.sessionInvalidated, "the session manager was invalidated before the transfer started")
-        for id in scheduler.removeAllWaiting() {
-            if let state = transfers[id] { finish(state, .failure(reason.adding(request: state.originalRequest))) }
-        }
-        for state in Array(transfers.values) where state.phase == .waiting {
-            finish(state, .failure(reason.adding(request: state.originalRequest)))
-        }
+    /// Tells every transfer's machine the manager is invalidated: waiting ones (queued first, in
+    /// queue order) fail now, no new attempt starts, and with `cancelRunning` running ones stop.
+    private func invalidateTransfers(cancelRunning: Bool) {
+        let queued = scheduler.removeAllWaiting()
+        let queuedSet = Set(queued)
+        let order = queued.compactMap { transfers[$0] }
+            + transfers.values.filter { !queuedSet.contains($0.id) }.sorted { $0.id < $1.id }
+        for state in order { run(state.machine.invalidate(cancelRunning: cancelRunning), for: state) }
     }
 }
 

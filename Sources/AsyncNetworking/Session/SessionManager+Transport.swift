@@ -69,9 +69,18 @@ enum TransportEngine: Sendable {
 
     /// Whether the transport follows redirects and raises authentication challenges itself
     /// (URLSession, through its delegate); curl and stubs report every head, and the Session layer
-    /// decides (``SessionManager/startsRedirectDecision(_:for:attempt:)``).
+    /// decides (the transfer's state machine).
     var followsRedirects: Bool {
         if case .urlSession = self { return true }
+        return false
+    }
+
+    /// Whether an `AsyncSequence` body can be sent as it is produced (curl's body pipe): elsewhere
+    /// it is spooled to a file first.
+    var streamsSequenceBodies: Bool {
+        #if os(Linux) && canImport(CCurlShim)
+        if case .curl = self { return true }
+        #endif
         return false
     }
 }

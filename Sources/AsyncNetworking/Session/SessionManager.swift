@@ -39,9 +39,22 @@ public actor SessionManager {
     nonisolated let delegate: SessionDelegate
     /// The delegate queue (backpressure on Linux); URLSession calls go through its `bypassing`.
     nonisolated let delegateQueue: DelegateQueue
-    /// The underlying URLSession. Its delegate is the manager; do not create tasks on it directly.
-    /// With the curl transport it carries no transfer.
-    public nonisolated let session: URLSession
+    /// The URLSession the manager owns (its delegate is the manager). With the curl or stub
+    /// transport it carries no transfer; it exists so invalidation reports through one path.
+    nonisolated let underlyingSession: URLSession
+
+    /// The underlying URLSession when the manager runs on the URLSession transport, else `nil`
+    /// (curl and stubs carry no transfer on it). Its delegate is the manager: do not create tasks
+    /// on it directly.
+    public nonisolated var urlSession: URLSession? {
+        if case .urlSession = engine { return underlyingSession }
+        return nil
+    }
+
+    /// The URLSession the manager owns, whatever the transport (AFNetworking's `session`). On the
+    /// curl transport — the Linux default — no transfer runs on it: use ``urlSession``, which says so.
+    @available(*, deprecated, renamed: "urlSession", message: "on the curl transport no transfer runs on this URLSession; urlSession is nil there")
+    public nonisolated var session: URLSession { underlyingSession }
     /// The engine behind ``transport``.
     nonisolated let engine: TransportEngine
 
@@ -140,7 +153,7 @@ public actor SessionManager {
         // URLSession would add credential-bearing configuration headers to every request it sends,
         // redirects to other origins included: they are merged per transfer instead. Its timeouts
         // are made ones FoundationNetworking can convert without trapping.
-        self.session = URLSession(
+        self.underlyingSession = URLSession(
             configuration: CredentialScope.sessionConfiguration(Self.trapFreeTimeouts(configuration)),
             delegate: delegate, delegateQueue: delegateQueue
         )
@@ -189,7 +202,7 @@ public actor SessionManager {
         #if os(Linux) && canImport(CCurlShim)
         if case .curl(let curl) = engine { curl.loop.requestShutdown() }
         #endif
-        delegateQueue.bypassing { session.invalidateAndCancel() }
+        delegateQueue.bypassing { underlyingSession.invalidateAndCancel() }
         observers.finishAll()
         activity.finishAll(nil)
     }

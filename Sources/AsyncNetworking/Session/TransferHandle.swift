@@ -59,52 +59,36 @@ extension SessionManager {
         guard let state = transfers[id] else {
             throw NetworkingError(.unsupportedOperation, "\(id) has already finished")
         }
-        switch state.phase {
-        case .waiting:
-            if !state.isHeld {
-                state.isHeld = true
-                scheduler.removeWaiting(id)
-                broadcast(.transferSuspended(id))
-            }
-        case .running where state.sink.supportsPause:
-            state.resumeRequested = false
-            pause(state)
-        case .running where state.task is PausableInPlace:
-            guard !state.isSuspendedInPlace else { return }
-            state.isSuspendedInPlace = true
-            (state.task as? PausableInPlace)?.setPaused(true)
-            broadcast(.transferSuspended(id))
-        case .running:
-            throw NetworkingError(
-                .unsupportedOperation,
-                "a running data transfer cannot be suspended: URLSession on Linux restarts it from byte 0 on resume",
-                request: state.originalRequest
-            )
-        case .finished:
-            throw NetworkingError(.unsupportedOperation, "\(id) has already finished")
-        }
+        // A download restarts with `Range`; curl pauses any other transfer in place; a data
+        // transfer on URLSession cannot be paused without corrupting it.
+        let style: LiveTransferStateMachine.SuspendStyle =
+            state.sink.supportsPause ? .restart : state.task is PausableInPlace ? .inPlace : .unsupported
+        try runControl(state.machine.suspend(style), for: state)
     }
 
     func resumeTransfer(_ id: TransferID) throws(NetworkingError) {
         guard let state = transfers[id] else {
             throw NetworkingError(.unsupportedOperation, "\(id) has already finished")
         }
-        if state.phase == .running, state.isPausing {
-            // The pause has not landed yet: resume as soon as it does.
-            state.resumeRequested = true
-            return
+        try runControl(state.machine.resume(), for: state)
+    }
+
+    /// Runs a control's actions, or throws the rejection the machine returned instead.
+    private func runControl(_ actions: [LiveTransferStateMachine.Action], for state: TransferState) throws(NetworkingError) {
+        if case .reject(let rejection)? = actions.first {
+            switch rejection {
+            case .finished:
+                throw NetworkingError(.unsupportedOperation, "\(state.id) has already finished")
+            case .unsupported:
+                throw NetworkingError(
+                    .unsupportedOperation,
+                    "a running data transfer cannot be suspended: URLSession on Linux restarts it from byte 0 on resume",
+                    request: state.originalRequest
+                )
+            case .invalidated:
+                throw NetworkingError(.sessionInvalidated, "the session manager was invalidated", request: state.originalRequest)
+            }
         }
-        if state.phase == .running, state.isSuspendedInPlace {
-            state.isSuspendedInPlace = false
-            (state.task as? PausableInPlace)?.setPaused(false)
-            broadcast(.transferResumed(id, state.currentRequest))
-            return
-        }
-        guard state.phase == .waiting, state.isHeld else { return }
-        guard lifecycle == .active else {
-            throw NetworkingError(.sessionInvalidated, "the session manager was invalidated", request: state.originalRequest)
-        }
-        state.isHeld = false
-        schedule(state)
+        run(actions, for: state)
     }
 }

@@ -81,11 +81,11 @@ extension TransferState {
 
     /// The status a snapshot reports.
     var snapshotStatus: TransferSnapshot.Status {
-        if cancellation != nil { return .cancelling }
-        switch phase {
-        case .waiting: return isHeld ? .suspended : .waiting
-        case .running: return isSuspendedInPlace || isPausing ? .suspended : .running
-        case .finished: return .cancelling
+        switch machine.status {
+        case .waiting: return .waiting
+        case .suspended: return .suspended
+        case .running: return .running
+        case .cancelling, .finished: return .cancelling
         }
     }
 

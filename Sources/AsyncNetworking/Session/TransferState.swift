@@ -28,71 +28,82 @@ enum UploadSource: Sendable {
     case file(URL)
     /// Read from an `InputStream` as it is sent (chunked); see `StreamedBody` in Transfers.
     case stream(StreamedBody)
+    /// Read from an `AsyncSequence` as it is sent (chunked, curl only); see `SequenceBody`.
+    case sequence(SequenceBody)
 }
 
 /// The per-transfer state AFNetworking kept in `AFURLSessionManagerTaskDelegate`, owned by the
-/// ``SessionManager`` actor (never shared outside it). The manager's registry maps ``TransferID``s
-/// and URLSession task identifiers to these.
+/// ``SessionManager`` actor (never shared outside it): the transfer's ``LiveTransferStateMachine``
+/// (its logic) and what the I/O shell keeps beside it (the sink, the attempt, counters, the head).
+/// The manager's registry maps ``TransferID``s and transport attempt identifiers to these.
 final class TransferState {
+    /// Where the transfer stands, as the registry and the transports see it (the
+    /// ``LiveTransferStateMachine`` knows the details: deciding, pausing, cancelling…).
     enum Phase: Equatable {
-        /// Registered, not started: held by `startsImmediately: false`, or queued behind the
-        /// manager's concurrency limit.
+        /// Registered, not started: held by `startsImmediately: false` or a suspension, or
+        /// queued behind the manager's concurrency limit.
         case waiting
-        /// A URLSession task is running.
+        /// An attempt is under way (running, deciding, being replaced, paused or cancelled).
         case running
         /// Finished; the sink has been told. Removed from the registry.
         case finished
     }
 
-    /// A callback held back while a decision is pending (an authentication retry, a response hook).
-    enum Deferred {
-        case response(ResponseHead)
-        case data(Data)
-        case complete((any Error)?)
+    /// How a cancel reaches a URLSession task whose redirect or challenge was just answered.
+    enum CancelStyle {
+        /// Cancel the attempt now.
+        case now
+        /// Do not: the task ends by itself (a refused redirect, a cancelled challenge).
+        case none
+        /// Cancel in a later job, after the answer (a redirect the manager re-sends itself).
+        case afterAnswer
     }
 
     let id: TransferID
     let originalRequest: URLRequest
-    /// The request the next URLSession task sends (changed by an upload's 307/308 re-send).
-    var currentRequest: URLRequest
     /// What the transfer sends; becomes `.none` when a redirect turns it into a GET.
     var upload: UploadSource
     let options: TransferOptions
     /// Where results go; replaced once when a data transfer becomes a download.
     var sink: any TransferSink
 
-    var phase = Phase.waiting
-    /// `true` while `startsImmediately: false` or a `suspend()` before start holds it back.
-    var isHeld = false
-    /// The running attempt on the manager's transport.
+    /// The per-transfer logic: redirects, challenges, the response hook, limits, re-sends,
+    /// pause, suspension in place, cancellation and invalidation (a pure value; the manager's
+    /// `run(_:for:)` performs what it returns).
+    var machine: LiveTransferStateMachine
+    /// Set once the sink has been told the end (``SessionManager/finish(_:_:)``).
+    private(set) var isFinished = false
+    /// The running attempt on the manager's transport, and the machine's number for it.
     var task: (any TransportTask)?
+    /// The machine's number of ``task``.
+    var machineAttempt: TransferAttemptID?
     /// The delegate queue whose gate must be open while calling into URLSession.
     private var gate: DelegateQueue?
-    /// The error to report when URLSession confirms a cancellation we asked for.
-    var cancellation: NetworkingError?
-    /// While non-nil, delegate callbacks are appended here instead of processed.
-    var deferred: [Deferred]?
-    /// Set when the authentication challenge was refused: the 401/407 already received is final.
-    var refusedChallenge = false
-    /// A 401/407 held back until its challenge is answered (a credential retry replaces it).
-    var pendingAuthentication: ResponseHead?
-    /// A challenge the manager itself raised (curl) is being decided: the held-back 401/407 is
-    /// not final just because its attempt ended.
-    var challengePending = false
-    /// Set while a running task is being stopped for a pause (its -999 is not the end).
-    var isPausing = false
-    /// Suspended where it stands (curl): the attempt runs on, paused, until resumed.
-    var isSuspendedInPlace = false
-    /// `resume()` arrived while the pause was still landing: start again as soon as it has.
-    var resumeRequested = false
+    /// The error the current attempt's completion reports, whatever the transport says: a body
+    /// that could not be read, a trust failure, a producer that made no new stream.
+    var attemptFailure: NetworkingError?
+    /// URLSession's redirect question, while the machine decides it.
+    var redirectAnswer: (@Sendable (URLRequest?) -> Void)?
+    /// URLSession's challenge, while the machine decides it.
+    var challengeAnswer: (@Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)?
+    /// URLSession's challenge being decided (`nil` when the Session layer raises its own).
+    var challenge: URLAuthenticationChallenge?
+    /// How the next ``LiveTransferStateMachine/Action/cancelAttempt(_:armWatchdog:)`` stops the
+    /// attempt (``CancelStyle``); reset to `.now` once used.
+    var nextCancel = CancelStyle.now
+    /// A download sink asked for the current request to be sent again (without `Range`) once
+    /// this attempt has been stopped.
+    var restartRequested = false
+    /// The response hook's `becomeDownload` target, until the machine applies it.
+    var pendingDownload: (destination: DownloadDestination, options: DownloadOptions)?
     /// The body stream the current task reads (streamed uploads), to learn afterwards whether
     /// reading it failed — URLSession does not say why a body ended early.
     var bodyStream: InputStream?
+    /// The pump feeding the current attempt from an `AsyncSequence` body (curl), stopped when
+    /// the attempt is replaced or the transfer ends.
+    var sequencePump: SequenceBodyPump?
     /// The stream the next attempt of a streamed upload sends, made by its producer in `launch`.
     var pendingBodyStream: InputStream?
-    /// An upload's 307/308 target: URLSession on Linux would drop the body, so the redirect is
-    /// refused and the whole request re-sent here once the current task ends.
-    var resendRequest: URLRequest?
 
     /// Data, upload or download, as declared by the call that created it (see ``kind``).
     var declaredKind: TransferKind?
@@ -106,10 +117,33 @@ final class TransferState {
     var headURL: URL?
     /// The `HTTPURLResponse` made from ``head``, once something asked for it.
     private var madeResponse: HTTPURLResponse?
-    /// Set once the current attempt reported its completion (even while a decision held it back).
-    var attemptEnded = false
     /// Trailer fields the current attempt received after its body.
     var trailers: [(name: String, value: String)] = []
+
+    /// The registry's view of the machine's phase.
+    var phase: Phase {
+        if isFinished { return .finished }
+        switch machine.phase {
+        case .waiting: return .waiting
+        case .finished: return .finished
+        case .running, .deciding, .resending, .pausing, .cancelling: return .running
+        }
+    }
+
+    /// Held by `startsImmediately: false` or a suspension (the scheduler does not know it).
+    var isHeld: Bool {
+        if case .waiting(held: true) = machine.phase { return true }
+        return false
+    }
+
+    /// The request the next attempt sends (changed by a followed redirect).
+    var currentRequest: URLRequest {
+        get { machine.currentRequest }
+        set { machine.currentRequest = newValue }
+    }
+
+    /// Redirects followed so far.
+    var redirectCount: Int { machine.redirectCount }
 
     /// The response as Foundation's type, made from ``head`` the first time it is asked for —
     /// only where a public API hands one out (an event, a hook, an error, a result), never on the
@@ -136,11 +170,8 @@ final class TransferState {
     var bytesReceived: Int64 = 0
     var expectedToSend: Int64?
     var expectedToReceive: Int64?
-    var redirectCount = 0
     /// The last attempt's connection metrics, when the transport measures them.
     var connectionMetrics: ConnectionMetrics?
-    /// Credentials tried for this transfer (transports that answer challenges in the Session layer).
-    var authenticationAttempts = 0
     /// The credential that answered a challenge, sent with later attempts to its origin only.
     var credential: ScopedCredential?
 
@@ -149,14 +180,16 @@ final class TransferState {
     var responseInstant: ContinuousClock.Instant?
     var firstByteInstant: ContinuousClock.Instant?
 
-    init(id: TransferID, request: URLRequest, upload: UploadSource, options: TransferOptions, sink: any TransferSink) {
+    init(
+        id: TransferID, request: URLRequest, upload: UploadSource, options: TransferOptions, sink: any TransferSink,
+        configuration: LiveTransferStateMachine.Configuration
+    ) {
         self.id = id
         self.originalRequest = request
-        self.currentRequest = request
         self.upload = upload
         self.options = options
         self.sink = sink
-        self.isHeld = !options.startsImmediately
+        self.machine = LiveTransferStateMachine(request: request, held: !options.startsImmediately, configuration: configuration)
         self.expectedToSend = Self.declaredBodyLength(of: request, upload: upload)
     }
 
@@ -165,7 +198,7 @@ final class TransferState {
         switch upload {
         case .none: return currentRequest.httpBody != nil
         case .data, .file: return true
-        case .stream: return true
+        case .stream, .sequence: return true
         }
     }
 
@@ -175,20 +208,24 @@ final class TransferState {
         return pendingBodyStream
     }
 
-    /// Marks the start of a (new) URLSession task for this transfer.
-    func didStart(_ task: any TransportTask, gate: DelegateQueue?) {
+    /// Marks the start of a (new) transport attempt for this transfer.
+    func didStart(_ task: any TransportTask, attempt: TransferAttemptID, gate: DelegateQueue?) {
         self.task = task
+        self.machineAttempt = attempt
         self.gate = gate
-        // What was decided about an earlier attempt's challenge does not carry over.
-        attemptEnded = false
-        refusedChallenge = false
-        challengePending = false
-        phase = .running
         startDate = Date()
         startInstant = .now
     }
 
-    /// Cancels the current URLSession task (URLSession confirms with a -999 completion).
+    /// Marks the transfer finished (the sink is told next), once.
+    /// - Returns: whether it was not finished before.
+    func markFinished() -> Bool {
+        guard !isFinished else { return false }
+        isFinished = true
+        return true
+    }
+
+    /// Cancels the current transport attempt (it confirms with a completion).
     func cancelTask() {
         guard let task else { return }
         if let gate { gate.bypassing { task.cancel() } } else { task.cancel() }
@@ -243,6 +280,8 @@ final class TransferState {
             if let body = request.httpBody { return Int64(body.count) }
         case .stream(let body):
             if let length = body.length { return length }
+        case .sequence:
+            break
         }
         if let value = request.value(forHTTPHeaderField: "Content-Length"), let length = Int64(value) {
             return length

@@ -68,7 +68,7 @@ extension SessionManager {
             configuration.protocolClasses = [StubURLProtocol.self]
             self.init(configuration: configuration, maxConcurrentTransfers: maxConcurrentTransfers, transport: .urlSession)
             stubs.register()
-            session.sessionDescription = stubs.sessionDescription
+            underlyingSession.sessionDescription = stubs.sessionDescription
         }
     }
 }

@@ -200,7 +200,7 @@ final class DownloadSink: TransferSink {
 
     func didPause(transfer: TransferState) {
         // Whatever was under way (a restart, an error body) starts over on resume.
-        transfer.resendRequest = nil
+        transfer.restartRequested = false
         rejected = nil
     }
 
@@ -222,9 +222,9 @@ final class DownloadSink: TransferSink {
         } catch {
             return error
         }
-        // The core re-sends `resendRequest` once this task ends (its later callbacks are ignored).
-        transfer.resendRequest = transfer.currentRequest
-        transfer.cancelTask()
+        // The core stops this attempt and sends the current request again once it has ended (its
+        // later events are ignored).
+        transfer.restartRequested = true
         return nil
     }
 

@@ -19,37 +19,77 @@ public enum StreamedUploadMode: Sendable, Hashable {
     case chunked
 }
 
+/// How an `AsyncSequence` upload body is sent.
+public enum SequenceUploadMode: Sendable, Hashable {
+    /// As the sequence produces it, chunked, with back-pressure — on the curl transport. On
+    /// URLSession and stubs it is spooled instead (FoundationNetworking reads a streamed body
+    /// inside a process-wide lock, so waiting there for the next chunk would hold up every
+    /// transfer of every URLSession in the process). The default.
+    case streamed
+    /// Written to a temporary file first, then sent with a true `Content-Length` and re-sent whole
+    /// after a 307/308; the file is deleted when the transfer ends.
+    case spooled
+}
+
 /// Uploads from an `AsyncSequence` of chunks or an `InputStream` (AFNetworking's
 /// `uploadTaskWithStreamedRequest:`), with upload progress, in bounded memory.
 extension SessionManager {
     /// Uploads the chunks of `body` and returns the response body and response.
     ///
-    /// The chunks are written to a temporary file as they come (one chunk in memory at a time), and
-    /// the file is sent with a true `Content-Length` (re-sent whole after a 307/308) and deleted when
-    /// the transfer ends, on every path. A sequence is never streamed chunked on Linux:
-    /// FoundationNetworking reads a streamed body inside a process-wide lock, so waiting there for
-    /// the next chunk would hold up every transfer of every URLSession in the process.
+    /// ``SequenceUploadMode/streamed`` (the default) on the curl transport: the chunks go out as
+    /// the sequence produces them (chunked), and the sequence is suspended while the connection
+    /// cannot take more (at most 256 KiB ahead), so memory stays bounded whatever the body's size.
+    /// A sequence is iterated once, so a request that must be sent again (a 307/308, a retry with a
+    /// credential) fails with ``NetworkingError/Kind/bodyStreamNotReplayable``: give a factory
+    /// (``upload(for:fromSequence:mode:options:)``) to re-send it. ``SequenceUploadMode/spooled``,
+    /// and every upload on URLSession or stubs, writes the chunks to a temporary file first (one
+    /// chunk in memory at a time) and sends it with a true `Content-Length` (re-sent whole after a
+    /// 307/308); the file is deleted when the transfer ends, on every path.
     ///
-    /// Suspends while the body is spooled and until the transfer ends. Cancelling the calling task
-    /// stops either and throws ``NetworkingError/Kind/cancelled``.
+    /// Suspends until the transfer ends. Cancelling the calling task stops it (and the sequence)
+    /// and throws ``NetworkingError/Kind/cancelled``.
     ///
     /// - Parameter body: the request body, in order; iterated once.
     /// - Throws: ``NetworkingError/Kind/requestSerializationFailed`` (its `underlyingError` is the
     ///   sequence's) when `body` throws; the transfer's errors otherwise.
     public nonisolated func upload<Body: AsyncSequence & Sendable>(
-        for request: URLRequest, from body: Body, options: TransferOptions = .default
+        for request: URLRequest, from body: Body, mode: SequenceUploadMode = .streamed, options: TransferOptions = .default
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse) where Body.Element == Data {
-        let (request, source, resources) = try await Self.prepareSequence(body, request: request)
+        let (request, source, resources) = try await prepareSequence(SequenceBody(once: body), first: body, request: request, mode: mode)
         return try await uploadAndCollect(request, body: source, options: options, resources: resources)
     }
 
-    /// Spools the chunks of `body` to a temporary file, then starts its upload and returns the
-    /// handle, whose events report upload progress against the spooled length. Suspends while the
-    /// body is spooled; everything else is as for the awaiting `upload(for:from:options:)`.
+    /// Starts an upload of the chunks of `body` and returns its handle; see
+    /// ``upload(for:from:mode:options:)``. Suspends only while a spooled body is written.
     public nonisolated func uploadTask<Body: AsyncSequence & Sendable>(
-        with request: URLRequest, from body: Body, options: TransferOptions = .default
+        with request: URLRequest, from body: Body, mode: SequenceUploadMode = .streamed, options: TransferOptions = .default
     ) async throws(NetworkingError) -> TransferHandle where Body.Element == Data {
-        let (request, source, resources) = try await Self.prepareSequence(body, request: request)
+        let (request, source, resources) = try await prepareSequence(SequenceBody(once: body), first: body, request: request, mode: mode)
+        return try await uploadHandle(request, body: source, options: options, resources: resources)
+    }
+
+    /// Uploads a body that `makeBody` makes as a new sequence for each attempt — the first, and
+    /// again when the request must be re-sent (a 307/308, a retry with a credential) — and returns
+    /// the response body and response. Otherwise as ``upload(for:from:mode:options:)``.
+    public nonisolated func upload<Body: AsyncSequence & Sendable>(
+        for request: URLRequest, fromSequence makeBody: @escaping @Sendable () -> Body,
+        mode: SequenceUploadMode = .streamed, options: TransferOptions = .default
+    ) async throws(NetworkingError) -> (Data, HTTPURLResponse) where Body.Element == Data {
+        let (request, source, resources) = try await prepareSequence(
+            SequenceBody(factory: makeBody), first: makeBody(), request: request, mode: mode
+        )
+        return try await uploadAndCollect(request, body: source, options: options, resources: resources)
+    }
+
+    /// Starts an upload whose body `makeBody` makes for each attempt, and returns its handle; see
+    /// ``upload(for:fromSequence:mode:options:)``.
+    public nonisolated func uploadTask<Body: AsyncSequence & Sendable>(
+        with request: URLRequest, fromSequence makeBody: @escaping @Sendable () -> Body,
+        mode: SequenceUploadMode = .streamed, options: TransferOptions = .default
+    ) async throws(NetworkingError) -> TransferHandle where Body.Element == Data {
+        let (request, source, resources) = try await prepareSequence(
+            SequenceBody(factory: makeBody), first: makeBody(), request: request, mode: mode
+        )
         return try await uploadHandle(request, body: source, options: options, resources: resources)
     }
 
@@ -83,14 +123,19 @@ extension SessionManager {
 
     // MARK: Internals
 
-    private static func prepareSequence<Body: AsyncSequence & Sendable>(
-        _ body: Body, request: URLRequest
+    /// Streams `body` on curl (``SequenceUploadMode/streamed``), else spools `first` (its first
+    /// sequence; a factory's is made only when spooling) to a temporary file.
+    private nonisolated func prepareSequence<Body: AsyncSequence & Sendable>(
+        _ body: SequenceBody, first: @autoclosure () -> Body, request: URLRequest, mode: SequenceUploadMode
     ) async throws(NetworkingError) -> (URLRequest, UploadSource, UploadBodyResources) where Body.Element == Data {
         try RequestValidation.validate(request)
         var request = request
         request.setValue(nil, forHTTPHeaderField: "Content-Length")
         request.httpBody = nil
-        let file = try await UploadSpooler.spool(body, request: request)
+        if mode == .streamed, engine.streamsSequenceBodies {
+            return (request, .sequence(body), .none)
+        }
+        let file = try await UploadSpooler.spool(first(), request: request)
         return (request, .file(file), UploadBodyResources(temporaryFile: file))
     }
 
@@ -158,10 +203,11 @@ extension SessionManager {
             stream = BodyInputStream(reader: FileBodyReader(url: url, length: length))
         case .data(let data): stream = InputStream(data: data)
         case .none: stream = state.currentRequest.httpBody.map { InputStream(data: $0) }
+        case .sequence: stream = nil // never on URLSession: sequences are spooled for it
         }
         guard let stream else {
-            if state.cancellation == nil {
-                state.cancellation = NetworkingError(
+            if state.attemptFailure == nil {
+                state.attemptFailure = NetworkingError(
                     .bodyStreamNotReplayable,
                     "the request body had to be sent again and its producer could not make a new stream",
                     request: state.originalRequest

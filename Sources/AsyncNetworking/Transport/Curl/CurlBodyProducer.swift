@@ -34,6 +34,10 @@ final class CurlBodyPipe: CurlBodyProducer {
         var finished = false
         var failure: String?
         var readable: (@Sendable () -> Void)?
+        /// A writer waiting for ``buffered`` to drop below `limit` (``waitForRoom(below:)``).
+        var roomWaiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
+        /// Closed by the reader's side: writers stop waiting and writes are dropped.
+        var closed = false
     }
 
     private let state = SanitizedMutex(State())
@@ -52,7 +56,7 @@ final class CurlBodyPipe: CurlBodyProducer {
     func write(_ bytes: some Sequence<UInt8>) {
         let chunk = Array(bytes)
         let readable = state.withLock { state -> (@Sendable () -> Void)? in
-            guard !state.finished, !chunk.isEmpty else { return nil }
+            guard !state.finished, !state.closed, !chunk.isEmpty else { return nil }
             state.chunks.append(chunk)
             state.buffered += chunk.count
             return state.readable
@@ -61,6 +65,43 @@ final class CurlBodyPipe: CurlBodyProducer {
     }
 
     /// Ends the body: after the buffered bytes, with success (`failure` nil) or a read error.
+    /// Suspends until fewer than `limit` bytes are buffered (the loop has sent the rest), the pipe
+    /// is closed, or the calling task is cancelled: a producer that waits here before each write
+    /// is held back by the connection, and memory stays bounded by `limit` plus one chunk.
+    /// One waiter at a time.
+    func waitForRoom(below limit: Int) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.closed || state.buffered < limit || Task.isCancelled { return true }
+                    state.roomWaiter = (limit, continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { state in
+                let waiter = state.roomWaiter
+                state.roomWaiter = nil
+                return waiter
+            }?.continuation.resume()
+        }
+    }
+
+    /// Closes the pipe from the reader's side (the attempt ended): a waiting writer resumes, and
+    /// later writes are dropped.
+    func close() {
+        state.withLock { state in
+            state.closed = true
+            state.finished = true
+            state.chunks = []
+            state.buffered = 0
+            let waiter = state.roomWaiter
+            state.roomWaiter = nil
+            return waiter
+        }?.continuation.resume()
+    }
+
     func finish(failure: String? = nil) {
         let readable = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.finished else { return nil }
@@ -89,7 +130,13 @@ final class CurlBodyPipe: CurlBodyProducer {
                 }
             }
             state.buffered -= written
-            if written > 0 { return .bytes(written) }
+            if written > 0 {
+                if let waiter = state.roomWaiter, state.buffered < waiter.limit {
+                    state.roomWaiter = nil
+                    waiter.continuation.resume()
+                }
+                return .bytes(written)
+            }
             if state.finished { return state.failure.map { .failed($0) } ?? .end }
             return .wouldBlock
         }

@@ -36,7 +36,7 @@ final class CurlSessionTransport: Sendable {
     /// the flow-control window.
     func makeRequest(
         _ request: URLRequest, upload: UploadSource, fileLength: Int64, window: Int?,
-        streamedBody: InputStream? = nil
+        streamedBody: InputStream? = nil, bodyPipe: CurlBodyPipe? = nil
     ) throws(NetworkingError) -> (CurlRequest, bodyStream: InputStream?) {
         guard let url = request.url else { throw NetworkingError(.invalidURL, "the request has no URL", request: request) }
         let headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
@@ -54,6 +54,12 @@ final class CurlSessionTransport: Sendable {
             stream = input
             // Sent chunked, as on URLSession: a streamed body's length is only for progress.
             body = .producer(InputStreamBodyProducer(input), length: nil)
+        case .sequence:
+            // Fed by this attempt's pump (SessionManager.startCurlAttempt), sent chunked.
+            guard let bodyPipe else {
+                throw NetworkingError(.bodyStreamNotReplayable, "no body sequence for this attempt", request: request)
+            }
+            body = .producer(bodyPipe, length: nil)
         }
         var options = CurlTransferOptions()
         let interval = request.timeoutInterval == 60 ? defaultIdleTimeout : request.timeoutInterval

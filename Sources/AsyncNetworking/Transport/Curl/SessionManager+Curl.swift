@@ -14,9 +14,22 @@ extension SessionManager {
         let window = state.sink.flowControlWindow { [weak self, id = state.id] consumed in
             self?.reportConsumption(consumed, of: id)
         }
+        var pipe: CurlBodyPipe?
+        var pump: SequenceBody.Pump?
+        if case .sequence(let body) = state.upload {
+            guard let next = body.makePump() else {
+                throw NetworkingError(
+                    .bodyStreamNotReplayable,
+                    "the request body had to be sent again and its sequence can be iterated only once (give a factory to re-send it)",
+                    request: state.originalRequest
+                )
+            }
+            pump = next
+            pipe = CurlBodyPipe()
+        }
         var (curlRequest, stream) = try curl.makeRequest(
             request, upload: state.upload, fileLength: fileLength, window: window,
-            streamedBody: state.takePendingBodyStream()
+            streamedBody: state.takePendingBodyStream(), bodyPipe: pipe
         )
         curlRequest.options.tls = CurlTLSOptions(policy: policy)
         curlRequest.options.proxy = proxy.server(for: curlRequest.url)
@@ -27,6 +40,10 @@ extension SessionManager {
             id = try curl.loop.start(curlRequest)
         } catch {
             throw NetworkingError(.requestSerializationFailed, "the request cannot be sent: \(error.message)", request: request)
+        }
+        if let pipe, let pump {
+            pipe.onReadable { [loop = curl.loop] in loop.resumeSending(id) }
+            state.sequencePump = SequenceBodyPump(pump, into: pipe, request: state.originalRequest)
         }
         let attempt = CurlAttempt(id: id, loop: curl.loop, url: curlRequest.url, bodyLength: curlRequest.body.length)
         attempt.policy = policy
@@ -62,7 +79,10 @@ extension SessionManager {
                 if delta > 0 { self.attempt(id, didReport: .sent(bytes: delta, totalExpected: attempt.bodyLength)) }
             case .completed(_, let completion):
                 var outcome = AttemptOutcome(error: Self.error(of: completion, attempt: attempt), metrics: ConnectionMetrics(completion.metrics))
-                if completion.code == 26, case .file(let fileURL) = state.upload {
+                if completion.code != 0, let failure = state.sequencePump?.failure {
+                    // The body sequence threw: that is why the request could not be completed.
+                    outcome.bodyReadFailure = failure
+                } else if completion.code == 26, case .file(let fileURL) = state.upload {
                     outcome.bodyReadFailure = NetworkingError(
                         .fileReadFailed, "\(fileURL.path) could not be read to its end: it changed or vanished while being sent",
                         request: state.originalRequest, fileURL: fileURL
@@ -103,7 +123,7 @@ extension SessionManager {
               transfersByAttempt.isEmpty, !transfers.values.contains(where: { $0.phase == .running })
         else { return }
         curl.loop.requestShutdown()
-        delegateQueue.bypassing { session.invalidateAndCancel() }
+        delegateQueue.bypassing { underlyingSession.invalidateAndCancel() }
         sessionDidBecomeInvalid()
     }
 }

@@ -128,6 +128,10 @@ extension SessionManager {
             let stream = state.takePendingBodyStream() ?? InputStream(data: Data())
             state.bodyStream = stream
             body = .stream(StubBodyStream(stream), length: streamed.length)
+        case .sequence:
+            // Never here: a sequence body is spooled to a file for stubs (see
+            // `SessionManager.uploadSource(for:request:)`).
+            body = .none
         }
         var sent = request
         sent.httpBodyStream = nil
@@ -139,7 +143,7 @@ extension SessionManager {
         guard case .stubs = engine, lifecycle == .finishing || lifecycle == .cancelling,
               transfersByAttempt.isEmpty, !transfers.values.contains(where: { $0.phase == .running })
         else { return }
-        delegateQueue.bypassing { session.invalidateAndCancel() }
+        delegateQueue.bypassing { underlyingSession.invalidateAndCancel() }
         sessionDidBecomeInvalid()
     }
 }

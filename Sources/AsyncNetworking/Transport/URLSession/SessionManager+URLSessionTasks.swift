@@ -18,21 +18,21 @@ extension SessionManager {
         if timeout != request.timeoutInterval { request.timeoutInterval = timeout }
         let task = makeUntaggedTask(for: state, request: request, fileLength: fileLength)
         // Stubs (`SessionManager(stubs:)`): the URLProtocol finds its registry through this.
-        task.taskDescription = session.sessionDescription
+        task.taskDescription = underlyingSession.sessionDescription
         return task
     }
 
     private func makeUntaggedTask(for state: TransferState, request: URLRequest, fileLength: Int64) -> URLSessionTask {
         switch state.upload {
         case .none:
-            return session.dataTask(with: request)
-        case .data(let body) where HTTPStubs.isStubbed(session):
+            return underlyingSession.dataTask(with: request)
+        case .data(let body) where HTTPStubs.isStubbed(underlyingSession):
             // A URLProtocol cannot see an upload task's body on Linux: stubs get it in the request.
             var withBody = request
             withBody.httpBody = body
-            return session.dataTask(with: withBody)
+            return underlyingSession.dataTask(with: withBody)
         case .data(let body):
-            return session.uploadTask(with: request, from: body)
+            return underlyingSession.uploadTask(with: request, from: body)
         case .file(let url):
             #if canImport(FoundationNetworking)
             // Sent as a body stream with its true Content-Length, not as a file: see FileBodyReader.
@@ -45,13 +45,17 @@ extension SessionManager {
             streamed.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
             return streamedTask(streamed, body: BodyInputStream(reader: FileBodyReader(url: url, length: length)), for: state)
             #else
-            return session.uploadTask(with: request, fromFile: url)
+            return underlyingSession.uploadTask(with: request, fromFile: url)
             #endif
         case .stream:
             // A data task with `httpBodyStream` reads the stream as it sends (always chunked on Linux).
             // `launch` made this attempt's stream just before (it fails the transfer when the
             // producer cannot make one), so the empty fallback is never sent.
             return streamedTask(request, body: state.takePendingBodyStream() ?? InputStream(data: Data()), for: state)
+        case .sequence:
+            // Never here: a sequence body is spooled to a file for URLSession (see
+            // `SessionManager.uploadSource(for:request:)`); an empty stream is the safe answer.
+            return streamedTask(request, body: InputStream(data: Data()), for: state)
         }
     }
 
@@ -60,6 +64,6 @@ extension SessionManager {
         streamed.httpBody = nil
         streamed.httpBodyStream = stream
         state.bodyStream = stream
-        return session.dataTask(with: streamed)
+        return underlyingSession.dataTask(with: streamed)
     }
 }

@@ -10,8 +10,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// Client-wide serializer and validation, and the XML and null-stripping JSON serializers.
-@Suite("Client parity: response serializers and validation")
-struct ClientParitySerializerTests {
+@Suite("HTTPClient: response serializers and validation")
+struct HTTPClientSerializerTests {
     static func reply(_ type: String, _ body: String, status: Int = 200) -> String {
         var components = URLComponents()
         components.path = "reply"

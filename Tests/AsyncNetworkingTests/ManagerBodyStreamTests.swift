@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// A new body stream on demand (`taskNeedNewBodyStream`): re-sent bodies come from the producer.
-@Suite("Manager parity: new body stream on demand")
-struct ManagerParityBodyStreamTests {
+@Suite("Manager: new body stream on demand")
+struct ManagerBodyStreamTests {
     let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
     private func producer(counting calls: ParityCounter) -> BodyStreamProducer {

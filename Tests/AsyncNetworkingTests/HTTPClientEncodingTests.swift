@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// Parameter encoding styles: arrays, Booleans, dates, spaces, key order.
-@Suite("Client parity: parameter encoding styles")
-struct ClientParityEncodingTests {
+@Suite("HTTPClient: parameter encoding styles")
+struct HTTPClientEncodingTests {
     static let values: [String: JSONValue] = ["q": "a b", "tags": ["x", "y"], "on": true, "n": ["k": 1]]
 
     @Test func arrayBoolSpaceStylesWriteTheExpectedQuery() {

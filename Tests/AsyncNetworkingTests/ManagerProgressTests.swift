@@ -32,8 +32,8 @@ import LoopbackServer
 }
 
 /// `Foundation.Progress` bound to a transfer, fed by a task the caller owns (on the main actor).
-@Suite("Manager parity: Foundation.Progress")
-struct ManagerParityProgressTests {
+@Suite("Manager: Foundation.Progress")
+struct ManagerProgressTests {
     @Test func aBoundProgressFollowsADownloadToTheEnd() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager { server, manager in

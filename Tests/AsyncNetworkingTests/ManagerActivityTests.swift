@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// The manager-wide activity stream: every transfer observed at once.
-@Suite("Manager parity: observing every transfer")
-struct ManagerParityActivityTests {
+@Suite("Manager: observing every transfer")
+struct ManagerActivityTests {
     @Test func aLargeDownloadYieldsFarFewerProgressEventsThanChunksAndTheLastReportsEveryByte() async throws {
         try await withServerAndManager { server, manager in
             let recorder = ActivityRecorder(await manager.transferActivity())

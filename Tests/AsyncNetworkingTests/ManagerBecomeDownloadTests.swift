@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// A data transfer that becomes a download (`NSURLSessionResponseBecomeDownload`).
-@Suite("Manager parity: a data transfer becomes a download")
-struct ManagerParityBecomeDownloadTests {
+@Suite("Manager: a data transfer becomes a download")
+struct ManagerBecomeDownloadTests {
     private func becomeDownload(into directory: URL) -> SessionHooks {
         SessionHooks(response: { response, _ in
             .becomeDownload(to: .file(directory.appendingPathComponent("became-\(response.url?.lastPathComponent ?? "x").bin")))

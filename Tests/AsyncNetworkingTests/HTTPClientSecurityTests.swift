@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// A security policy on the client, with AFNetworking's https rule for pinning.
-@Suite("Client parity: security policy on the client")
-struct ClientParitySecurityTests {
+@Suite("HTTPClient: security policy on the client")
+struct HTTPClientSecurityTests {
     static func pin() throws -> PublicKeyPin { try PublicKeyPin("sha256//r8udi/Mxd6pLO7y7hZyUMWq8YnFnIWXCqeHsTDRqy8c=") }
 
     @Test func aPinningPolicyNeedsAnHTTPSBaseURLWhenTheClientIsMade() async throws {

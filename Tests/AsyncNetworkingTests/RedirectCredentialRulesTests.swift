@@ -6,8 +6,9 @@ import Testing
 import LoopbackServer
 @testable import AsyncNetworking
 
-/// Regression tests for credentials and schemes on redirects (items 4 and 5 of the defects issue).
-@Suite struct DefectsCredentialTests {
+/// Credentials and schemes on redirects: a credential never follows a redirect to another origin,
+/// whatever the status or the source of the header, and a redirect to another scheme is refused.
+@Suite struct RedirectCredentialRulesTests {
     private static let secrets = [
         "Authorization": "Bearer SECRET-TOKEN",
         "Cookie": "session=SECRET-COOKIE",

@@ -2,8 +2,8 @@ import Testing
 @testable import AsyncNetworking
 
 /// The pure progress throttle behind the activity stream.
-@Suite("Manager parity: progress throttle")
-struct ManagerParityThrottleTests {
+@Suite("Manager: progress throttle")
+struct ManagerThrottleTests {
     let start = ContinuousClock.now
 
     @Test func aKnownTotalIsPublishedInAboutFiftyStepsAndAlwaysAtTheEnd() {

@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// `tasks`, `dataTasks`, `uploadTasks`, `downloadTasks` and `cancelAll()`.
-@Suite("Manager parity: live transfers")
-struct ManagerParityListingTests {
+@Suite("Manager: live transfers")
+struct ManagerListingTests {
     @Test func liveTransfersAreListedByKindAndStatusAndCancelAllKeepsTheManagerUsable() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager(maxConcurrentTransfers: 2) { server, manager in

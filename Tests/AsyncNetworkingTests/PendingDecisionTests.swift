@@ -44,8 +44,10 @@ final class HookGate: Sendable {
     }
 }
 
-/// Regression tests for the redirect and decision defects (items 1, 2, 4, 5 and 17 of the defects issue).
-@Suite struct DefectsRedirectTests {
+/// A decision pending (a redirect, challenge or response hook) when the transfer is cancelled, the
+/// manager released or invalidated, or the server answers before reading the body: the transfer
+/// ends once, with the caller's reason, and nothing is sent after an invalidation.
+@Suite struct PendingDecisionTests {
     enum CancelWay: String, CaseIterable, Sendable { case handle, awaitingTask, invalidateAndCancel }
 
     private static func redirectHookHeldBy(_ gate: HookGate) -> SessionHooks {

@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// `HTTPHeaders`, the header helpers, and authorization (client-wide, per request, challenge).
-@Suite("Client parity: headers and authorization")
-struct ClientParityHeadersTests {
+@Suite("HTTPClient: headers and authorization")
+struct HTTPClientHeadersTests {
     // MARK: HTTPHeaders, pure
 
     @Test func headersMatchNamesCaseInsensitivelyAndKeepTheirOrder() {

@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// Uploads, downloads and `HTTPTask` (progress and a value from one call) through the client.
-@Suite("Client parity: uploads, downloads and tasks")
-struct ClientParityTransferTests {
+@Suite("HTTPClient: uploads, downloads and tasks")
+struct HTTPClientTransferTests {
     struct Uploaded: Decodable, Sendable, Equatable {
         let bytes: Int
         let checksum: String

@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// Multipart forms through the client: parameters as fields, data, file, stream and custom-header parts.
-@Suite("Client parity: multipart on the client")
-struct ClientParityMultipartTests {
+@Suite("HTTPClient: multipart on the client")
+struct HTTPClientMultipartTests {
     struct Part: Decodable, Sendable, Equatable {
         let name: String
         let filename: String?

@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// Pausing and resuming running data transfers and uploads (real on curl, refused on URLSession).
-@Suite("Manager parity: pause and resume")
-struct ManagerParityPauseTests {
+@Suite("Manager: pause and resume")
+struct ManagerPauseTests {
     /// Waits until `value` stops changing (what was in flight drained).
     private func settled(_ value: @escaping @Sendable () async -> Int64) async -> Int64 {
         _ = await eventually {

@@ -7,8 +7,8 @@ import LoopbackServer
 @testable import AsyncNetworking
 
 /// The manager's default download destination.
-@Suite("Manager parity: default download destination")
-struct ManagerParityDownloadTests {
+@Suite("Manager: default download destination")
+struct ManagerDownloadTests {
     @Test func aDownloadThatNamesNoDestinationGoesToTheManagersDefault() async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withServerAndManager { server, manager in

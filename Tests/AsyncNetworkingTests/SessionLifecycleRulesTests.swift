@@ -6,8 +6,9 @@ import Testing
 import LoopbackServer
 @testable import AsyncNetworking
 
-/// Regression tests for session-level defects (items 3, 10, 13, 14, 15 and 16 of the defects issue).
-@Suite struct DefectsSessionTests {
+/// Session rules at the edges: a released manager ends every open stream, a vanished upload file
+/// fails typed, a cancel is never lost, events are shared, and limits apply only to bodies.
+@Suite struct SessionLifecycleRulesTests {
     /// A body that takes minutes to arrive: 100 bytes, one every second (a byte a second keeps the
     /// 60 s idle timeout from ending it on a loaded machine; 100 s outlasts every use here).
     private static let endless = "/drip?bytes=100&chunks=100&delay=1000"

@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request body read from an `AsyncSequence` of chunks while it is sent (curl): the payload of
+/// `UploadSource.sequence`. Made once per attempt, like ``StreamedBody``: a body made from a
+/// factory is asked for again when the request must be re-sent (a 307/308, a retry with a
+/// credential); a single sequence cannot be, and the re-send fails with
+/// ``NetworkingError/Kind/bodyStreamNotReplayable`` instead of sending a partial body.
+final class SequenceBody: Sendable {
+    /// Sends one attempt's chunks, in order, through `send`; throws what the sequence throws.
+    typealias Pump = @Sendable (_ send: @Sendable (Data) async -> Void) async throws -> Void
+
+    private let make: @Sendable (Int) -> Pump?
+    private let attempts = Atomic<Int>(0)
+
+    /// A body that is the chunks of `body`, iterated once: the first attempt only.
+    init<Body: AsyncSequence & Sendable>(once body: Body) where Body.Element == Data {
+        make = { attempt in attempt == 0 ? Self.pump(body) : nil }
+    }
+
+    /// A body whose every attempt iterates a new sequence from `makeBody`.
+    init<Body: AsyncSequence & Sendable>(factory makeBody: @escaping @Sendable () -> Body) where Body.Element == Data {
+        make = { _ in Self.pump(makeBody()) }
+    }
+
+    /// The next attempt's pump, or `nil` when the body cannot be sent again.
+    func makePump() -> Pump? {
+        make(attempts.add(1, ordering: .relaxed).oldValue)
+    }
+
+    private static func pump<Body: AsyncSequence & Sendable>(_ body: Body) -> Pump where Body.Element == Data {
+        { send in
+            for try await chunk in body where !chunk.isEmpty {
+                try Task.checkCancellation()
+                await send(chunk)
+            }
+        }
+    }
+}
+
+/// One attempt's pump: a task that iterates the body into the attempt's ``CurlBodyPipe``, at most
+/// ``highWaterMark`` bytes ahead of what the connection has taken (the producer is suspended
+/// meanwhile). Stopped when the attempt ends.
+final class SequenceBodyPump: Sendable {
+    /// Bytes buffered ahead of the connection before the producer is suspended.
+    static let highWaterMark = 256 * 1024
+
+    private let task: Task<Void, Never>
+    private let failureBox: SanitizedMutex<NetworkingError?>
+    private let pipe: CurlBodyPipe
+
+    /// Starts pumping `pump` into `pipe`. `request` is named in the error a throwing sequence gives.
+    init(_ pump: @escaping SequenceBody.Pump, into pipe: CurlBodyPipe, request: URLRequest) {
+        let failureBox = SanitizedMutex<NetworkingError?>(nil)
+        self.failureBox = failureBox
+        self.pipe = pipe
+        task = Task.detached {
+            do {
+                try await pump { chunk in
+                    await pipe.waitForRoom(below: Self.highWaterMark)
+                    pipe.write(chunk)
+                }
+                pipe.finish()
+            } catch {
+                if !(error is CancellationError) {
+                    failureBox.withLock {
+                        $0 = NetworkingError(
+                            .requestSerializationFailed, "the request body sequence threw: \(error)",
+                            request: request, underlyingError: error
+                        )
+                    }
+                }
+                pipe.finish(failure: "the request body sequence failed")
+            }
+        }
+    }
+
+    /// What the sequence threw, if it did (reported as the attempt's failure).
+    var failure: NetworkingError? { failureBox.withLock { $0 } }
+
+    /// Stops the producer and drops what it had buffered (the attempt ended).
+    func stop() {
+        task.cancel()
+        pipe.close()
+    }
+}
