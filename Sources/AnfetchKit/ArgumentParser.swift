@@ -8,6 +8,7 @@ public enum ArgumentParser {
     public static let usage = """
         usage: anfetch URL... [-o DIR] [-j N] [--resume] [--retries N] [--timeout SEC]
                               [--quiet] [--json] [--force] [--pin sha256//…] [-H 'Name: value'] [-i FILE]
+                              [--har FILE]
         Downloads every URL into DIR (default: the current directory), at most N at once (default 4).
         Try it without a network: anfetch --demo     More: anfetch --help
         """
@@ -30,6 +31,7 @@ public enum ArgumentParser {
           -f, --force          overwrite existing files (default: a taken name gets a -1, -2… suffix)
           -q, --quiet          no progress and no summary line; failures are still reported
               --json           print a JSON summary on stdout
+              --har FILE       record every request and response as HAR 1.2 in FILE (secrets redacted)
               --demo           run against an embedded LoopbackServer: mixed sizes, one slow,
                                one failing, one resumed after a dropped connection; checksums verified
           -h, --help           this text
@@ -102,6 +104,10 @@ public enum ArgumentParser {
             case "-f", "--force": options.force = true
             case "-q", "--quiet": options.quiet = true
             case "--json": options.json = true
+            case "--har":
+                let file = try value(for: name, inline: inline)
+                guard !file.isEmpty else { throw UsageError("--har needs a file name") }
+                options.harFile = file
             default:
                 throw UsageError("unknown option \(name) (see anfetch --help)")
             }

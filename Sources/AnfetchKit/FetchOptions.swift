@@ -29,6 +29,9 @@ public struct FetchOptions: Sendable, Equatable {
     public var headers: [Header] = []
     /// Overwrite existing files (`--force`).
     public var force = false
+    /// Record every request and response of the run as HAR 1.2 into this file (`--har FILE`),
+    /// secrets redacted (``AsyncNetworking/HARRecorder``). Default `nil`: no recording.
+    public var harFile: String?
 
     /// A request header given with `-H`.
     public struct Header: Sendable, Equatable {

@@ -57,6 +57,8 @@ public struct Runner: Sendable {
         let configuration = SessionManager.defaultConfiguration()
         configuration.httpMaximumConnectionsPerHost = max(configuration.httpMaximumConnectionsPerHost, options.jobs)
         let manager = SessionManager(configuration: configuration, maxConcurrentTransfers: options.jobs, securityPolicy: policy)
+        let har = options.harFile.map { _ in HARRecorder(creatorName: "anfetch") }
+        let recording = await har?.record(manager)
         let started = board.now
 
         let results = await withTaskGroup(of: [FetchResult]?.self) { group in
@@ -82,6 +84,14 @@ public struct Runner: Sendable {
             return collected
         }
         await manager.invalidateAndCancel()
+        if let har, let file = options.harFile {
+            await recording?.value // the activity stream ends once the manager is invalidated
+            do {
+                try har.write(to: URL(fileURLWithPath: file))
+            } catch {
+                console.log("anfetch: cannot write the HAR file \(file): \(error.localizedDescription)")
+            }
+        }
         console.finish()
         let interrupted = results.contains { $0.outcome == .interrupted || $0.outcome == .notStarted }
         return RunReport(results: results, interrupted: interrupted, seconds: board.now - started)

@@ -105,6 +105,15 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// ``HTTPClient/timeoutInterval``) is NaN or negative; the message gives the value.
         /// Nothing was sent. Zero, `.infinity` and huge values are accepted: they mean no timeout.
         case invalidTimeout
+        /// The proxy failed the transfer before the origin was reached: it could not be resolved
+        /// or connected to, refused the `CONNECT` tunnel (e.g. `407` without valid credentials;
+        /// the status is in the message), or failed the SOCKS5 handshake (credentials refused,
+        /// target unreachable). A `407` to an absolute-form `http://` request is a response, not
+        /// this error. See <doc:Proxies>.
+        case proxyFailed
+        /// The transport cannot route through the requested ``ProxyConfiguration``: the URLSession
+        /// transport on Linux takes only ``ProxyConfiguration/environment``.
+        case proxyUnsupported
     }
 
     /// What went wrong.
@@ -215,6 +224,8 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .streamElementTooLarge(let limit): "streamElementTooLarge(limit: \(limit))"
         case .unmatchedStub: "unmatchedStub"
         case .invalidTimeout: "invalidTimeout"
+        case .proxyFailed: "proxyFailed"
+        case .proxyUnsupported: "proxyUnsupported"
         }
     }
 

@@ -55,10 +55,15 @@ struct ConfigurationHeaders: Sendable {
     let fields: [Field]
 
     init(_ configuration: URLSessionConfiguration) {
-        fields = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
+        var fields: [Field] = (configuration.httpAdditionalHeaders ?? [:]).compactMap { key, value in
             guard let name = key as? String else { return nil }
             return Field(name: name, value: "\(value)")
-        }.sorted { $0.name < $1.name }
+        }
+        // The default User-Agent, unless the configuration names its own (a request's own wins too).
+        if !fields.contains(where: { $0.name.caseInsensitiveCompare("User-Agent") == .orderedSame }) {
+            fields.append(Field(name: "User-Agent", value: AsyncNetworkingVersion.userAgent))
+        }
+        self.fields = fields.sorted { $0.name < $1.name }
     }
 
     /// `request` with every configuration field it does not set itself.

@@ -83,6 +83,8 @@ public actor SessionManager {
     var securityPolicies: SecurityPolicyTable
     /// Transfers waiting for reachability (see ``setWaitsForConnectivity(_:reachability:)``).
     var connectivityGate: ConnectivityGate?
+    /// How transfers reach the network (see ``setProxy(_:)``). Default ``ProxyConfiguration/environment``.
+    public internal(set) var proxy = ProxyConfiguration.environment
     /// Rejected credentials allowed per transfer before a challenge is refused. Default 2.
     public var maxAuthenticationAttempts = 2
 

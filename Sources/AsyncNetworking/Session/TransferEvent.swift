@@ -117,6 +117,26 @@ public struct ConnectionMetrics: Sendable, Hashable {
     public var remoteAddress: String?
     /// The peer's port.
     public var remotePort: Int?
+    /// The local address of the connection (`CURLINFO_LOCAL_IP`); `nil` when none was made.
+    public var localAddress: String? = nil
+    /// The local port of the connection (`CURLINFO_LOCAL_PORT`): the port the server sees the
+    /// request come from. `nil` when no connection was made.
+    public var localPort: Int? = nil
+
+    /// Which connection carried the attempt: `local-address:port>remote-address:port` (IPv6
+    /// addresses in brackets), from the connection's address tuple — libcurl 7.88 has no
+    /// connection number (`CURLINFO_CONN_ID` is 8.2). Equal for attempts on the same connection
+    /// (keep-alive reuse, HTTP/2 streams multiplexed on one connection), different for another
+    /// connection open at the same time; a closed connection's tuple may come back later when the
+    /// operating system reuses the local port. Through a proxy the remote end is the proxy.
+    /// `nil` when the addresses are unknown (no connection was made, or URLSession).
+    public var connectionIdentifier: String? {
+        guard let localAddress, let localPort, let remoteAddress, let remotePort else { return nil }
+        func endpoint(_ address: String, _ port: Int) -> String {
+            address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
+        }
+        return endpoint(localAddress, localPort) + ">" + endpoint(remoteAddress, remotePort)
+    }
 
     /// Creates a value; every field as described on its property.
     public init(

@@ -89,6 +89,12 @@ typedef int (*ancurl_prereq_callback)(void *userdata, char *primary_ip, char *lo
 #define ANCURLOPT_CAINFO_BLOB           40309 /* libcurl 7.77 */
 #define ANCURLOPT_PREREQFUNCTION        20312 /* libcurl 7.80 */
 #define ANCURLOPT_PREREQDATA            10313 /* libcurl 7.80 */
+/* Proxies (values checked with curl_easy_option_by_name on libcurl 7.88.1). */
+#define ANCURLOPT_HTTPPROXYTUNNEL       61
+#define ANCURLOPT_PROXYAUTH             111
+#define ANCURLOPT_PROXYUSERNAME         10175
+#define ANCURLOPT_PROXYPASSWORD         10176
+#define ANCURLOPT_NOPROXY               10177
 
 /* CURL_PREREQFUNC_* */
 #define ANCURL_PREREQFUNC_OK    0
@@ -142,6 +148,9 @@ typedef int (*ancurl_prereq_callback)(void *userdata, char *primary_ip, char *lo
 #define ANCURLINFO_STARTTRANSFER_TIME_T (0x600000 + 54)
 #define ANCURLINFO_APPCONNECT_TIME_T    (0x600000 + 56)
 #define ANCURLINFO_CERTINFO             (0x400000 + 34)
+#define ANCURLINFO_HTTP_CONNECTCODE     (0x200000 + 22) /* the proxy's answer to CONNECT */
+#define ANCURLINFO_LOCAL_IP             (0x100000 + 41)
+#define ANCURLINFO_LOCAL_PORT           (0x200000 + 42)
 
 /* ---- CURLMoption ---- */
 #define ANCURLMOPT_MAXCONNECTS           6

@@ -37,7 +37,7 @@ enum CurlEasyConfiguration {
         }
         // Content codings are decoded by CurlBodyDecoding, never by libcurl (whose decoders are
         // unbounded); the Accept-Encoding field is one of the request's header lines.
-        if !options.usesEnvironmentProxy { try set(easy, ANCURLOPT_PROXY, string: "") }
+        try CurlProxyOptions.apply(options, to: easy)
         if let size = options.receiveBufferSize { try set(easy, ANCURLOPT_BUFFERSIZE, size) }
         if let timeout = options.connectTimeout { try set(easy, ANCURLOPT_CONNECTTIMEOUT_MS, milliseconds(timeout)) }
         if let timeout = options.totalTimeout { try set(easy, ANCURLOPT_TIMEOUT_MS, milliseconds(timeout)) }

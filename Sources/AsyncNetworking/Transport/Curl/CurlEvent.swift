@@ -89,6 +89,12 @@ struct CurlMetrics: Sendable, Hashable {
     var remotePort: Int?
     /// `CURLINFO_EFFECTIVE_URL`.
     var effectiveURL: String?
+    /// `CURLINFO_LOCAL_IP`, e.g. `127.0.0.1`.
+    var localAddress: String?
+    /// `CURLINFO_LOCAL_PORT`.
+    var localPort: Int?
+    /// `CURLINFO_HTTP_CONNECTCODE`: the proxy's status answering `CONNECT` (0: no tunnel asked).
+    var proxyConnectCode = 0
 
     /// Whether the transfer ran on a connection that already existed.
     var reusedConnection: Bool { newConnections == 0 && httpVersion != nil }

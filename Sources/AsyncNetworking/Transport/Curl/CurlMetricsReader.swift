@@ -20,6 +20,9 @@ enum CurlMetricsReader {
         metrics.remoteAddress = string(easy, ANCURLINFO_PRIMARY_IP).flatMap { $0.isEmpty ? nil : $0 }
         metrics.remotePort = long(easy, ANCURLINFO_PRIMARY_PORT).flatMap { $0 > 0 ? $0 : nil }
         metrics.effectiveURL = string(easy, ANCURLINFO_EFFECTIVE_URL)
+        metrics.localAddress = string(easy, ANCURLINFO_LOCAL_IP).flatMap { $0.isEmpty ? nil : $0 }
+        metrics.localPort = long(easy, ANCURLINFO_LOCAL_PORT).flatMap { $0 > 0 ? $0 : nil }
+        metrics.proxyConnectCode = long(easy, ANCURLINFO_HTTP_CONNECTCODE) ?? 0
         return metrics
     }
 

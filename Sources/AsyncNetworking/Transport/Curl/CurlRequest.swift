@@ -130,6 +130,9 @@ struct CurlTransferOptions: Sendable, Hashable {
     /// When `false`, ignores proxy environment variables (`CURLOPT_PROXY ""`). Default `true`:
     /// `http_proxy`, `https_proxy`, `no_proxy`… as curl reads them.
     var usesEnvironmentProxy = true
+    /// The proxy for this transfer (``CurlProxyOptions``): when set, the environment is not read
+    /// and ``usesEnvironmentProxy`` does not matter. Default `nil`.
+    var proxy: ProxyServer?
     /// Flow control without a round trip: the transfer pauses its receive side by itself (the write
     /// callback answers `CURL_WRITEFUNC_PAUSE`) once it has delivered this many bytes more than the
     /// consumer reported with `CurlMultiLoop.didConsume(_:totalBytes:)`; it may overshoot by one

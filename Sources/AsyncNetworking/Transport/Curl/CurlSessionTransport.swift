@@ -98,6 +98,8 @@ final class CurlAttempt: PausableInPlace {
     var consumedAtStart: Int64 = 0
     /// The security policy the attempt runs under (to name what a TLS failure broke).
     var policy = SecurityPolicy.default
+    /// The explicit proxy the attempt went through (`nil`: direct or the environment's).
+    var proxy: ProxyServer?
 
     init(id: CurlTransferID, loop: CurlMultiLoop, url: URL, bodyLength: Int64?) {
         self.id = id

@@ -32,6 +32,8 @@ extension SessionManager {
             streamedBody: state.takePendingBodyStream(), bodyPipe: pipe
         )
         curlRequest.options.tls = CurlTLSOptions(policy: policy)
+        curlRequest.options.proxy = proxy.server(for: curlRequest.url)
+        curlRequest.options.usesEnvironmentProxy = proxy.mode == .environment
         state.bodyStream = stream
         let id: CurlTransferID
         do {
@@ -45,6 +47,7 @@ extension SessionManager {
         }
         let attempt = CurlAttempt(id: id, loop: curl.loop, url: curlRequest.url, bodyLength: curlRequest.body.length)
         attempt.policy = policy
+        attempt.proxy = curlRequest.options.proxy
         attempt.consumedAtStart = state.sink.consumedBytes
         return attempt
     }
@@ -99,6 +102,9 @@ extension SessionManager {
             return NetworkingError.serverTrustRejected(host: url.host ?? "", reason: reason)
         }
         guard let code = completion.urlErrorCode else { return nil }
+        if !completion.wasCancelled, let failure = CurlProxyFailure.error(of: completion, proxy: attempt.proxy, url: url) {
+            return failure
+        }
         if !completion.wasCancelled, url.scheme?.lowercased() == "https",
            let failure = NetworkingError.tls(
                code: completion.code, message: completion.message, host: url.host ?? "", policy: attempt.policy,
@@ -131,6 +137,8 @@ extension ConnectionMetrics {
             httpVersion: metrics.httpVersion, reusedConnection: metrics.reusedConnection,
             remoteAddress: metrics.remoteAddress, remotePort: metrics.remotePort
         )
+        localAddress = metrics.localAddress
+        localPort = metrics.localPort
     }
 }
 #endif

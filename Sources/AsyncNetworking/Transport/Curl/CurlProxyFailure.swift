@@ -1,0 +1,37 @@
+#if os(Linux) && canImport(CCurlShim)
+import CCurlShim
+import Foundation
+
+/// Recognises a curl completion that failed at the proxy (``NetworkingError/Kind/proxyFailed``):
+/// `CURLE_COULDNT_RESOLVE_PROXY`, `CURLE_PROXY` (a SOCKS5 handshake failure), a `CONNECT` answered
+/// with a non-2xx status (`CURLINFO_HTTP_CONNECTCODE`, whatever the curl code), or — with an
+/// explicit proxy, to which curl makes the only connection — `CURLE_COULDNT_CONNECT`.
+/// With the environment's proxies a refused connection stays a transport error: curl does not
+/// say whether the proxy or the origin refused it.
+enum CurlProxyFailure {
+    static func error(of completion: CurlCompletion, proxy: ProxyServer?, url: URL) -> NetworkingError? {
+        let connectCode = completion.metrics.proxyConnectCode
+        let reason: String
+        switch completion.code {
+        case ANCURLE_COULDNT_RESOLVE_PROXY:
+            reason = "the proxy's host name could not be resolved"
+        case ANCURLE_PROXY:
+            reason = "the SOCKS5 handshake failed"
+        case _ where connectCode != 0 && !(200..<300).contains(connectCode):
+            reason = "the proxy answered CONNECT with \(connectCode)"
+        case ANCURLE_COULDNT_CONNECT where proxy != nil:
+            reason = "the proxy refused the connection or could not be reached"
+        default:
+            return nil
+        }
+        let through = proxy.map { " \($0)" } ?? ""
+        let detail = completion.message.isEmpty ? "" : " (\(completion.message))"
+        var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url]
+        userInfo[NSLocalizedDescriptionKey] = completion.message
+        return NetworkingError(
+            .proxyFailed, "proxy\(through): \(reason) before \(url.host ?? "the origin") was reached\(detail)",
+            underlyingError: URLError(completion.urlErrorCode ?? .unknown, userInfo: userInfo)
+        )
+    }
+}
+#endif

@@ -1,0 +1,346 @@
+import Foundation
+@testable import AsyncNetworking
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real forward proxy on 127.0.0.1 for the proxy tests: a Python 3 script (stdlib only) run as
+/// a child process. One port speaks three protocols, told apart by the first byte: absolute-form
+/// HTTP requests (forwarded to the origin without the hop-by-hop fields `Proxy-Authorization`,
+/// `Proxy-Connection`, `Connection`, `Keep-Alive`, as a proxy must), `CONNECT host:port` tunnels,
+/// and SOCKS5 (no auth, or RFC 1929 user/password when a credential is required). With a required
+/// credential a request without it gets `407`. Every request is logged: `METHOD TARGET auth=VALUE
+/// client=PORT`, `SOCKS HOST PORT atyp=N client=PORT`, `SOCKS-DENIED`.
+///
+/// With `origin: true` it is instead a tiny HTTP/1.1 origin with keep-alive that answers every
+/// request `200` with the body `client-port=N` (the port the request came from) and logs
+/// `ORIGIN METHOD TARGET client=N`; `Connection: close` closes after the response.
+final class ProxyTestServer: Sendable {
+    let port: Int
+    private let child: Subprocess.Child
+    private let logURL: URL
+
+    /// Starts the script and waits (up to ``hangDeadline``) until it listens.
+    init(requiring credential: ProxyCredential? = nil, origin: Bool = false) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-proxy-tests", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let script = directory.appendingPathComponent("proxy-\(UUID().uuidString).py")
+        try Data(Self.script.utf8).write(to: script)
+        logURL = directory.appendingPathComponent("proxy-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        let auth = credential.map { "\($0.user):\($0.password)" } ?? "-"
+        child = try Subprocess.start("/usr/bin/env", ["python3", script.path, logURL.path, auth, origin ? "origin" : "proxy"])
+        port = try Self.waitForPort(logURL, child: child, name: "the proxy test server")
+    }
+
+    /// The log lines so far (see the type's description).
+    var log: [String] {
+        ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// `http://127.0.0.1:PORT` + `path` (origin mode).
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+    /// Kills the script (SIGKILL) and reaps it.
+    func stop() {
+        stopped.withLock { done in
+            guard !done else { return }
+            done = true
+            child.terminate(SIGKILL)
+        }
+    }
+    private let stopped = SanitizedMutex(false)
+
+    deinit { stop() }
+
+    static func waitForPort(_ logURL: URL, child: Subprocess.Child, name: String) throws -> Int {
+        let deadline = Date().addingTimeInterval(hangDeadline)
+        while Date() < deadline, child.isRunning {
+            if let port = ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "")
+                .split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }).flatMap({ Int($0.dropFirst(5)) }) {
+                return port
+            }
+            usleep(20_000)
+        }
+        child.terminate()
+        throw TLSTestError("\(name) did not start")
+    }
+
+    /// A port nothing listens on (bound, then closed): connecting to it is refused.
+    static func closedPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TLSTestError("socket failed") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw TLSTestError("bind failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static let script = #"""
+import base64, os, select, signal, socket, struct, sys, threading, time
+log_path, required_auth, mode = sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "proxy"
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+parent = os.getppid()
+def watch_parent():
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+threading.Thread(target=watch_parent, daemon=True).start()
+lock = threading.Lock()
+def log(line):
+    with lock, open(log_path, "a") as f:
+        f.write(line + "\n")
+HOP = {"proxy-authorization", "proxy-connection", "connection", "keep-alive"}
+def read_head(conn, buf):
+    while b"\r\n\r\n" not in buf[0]:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        buf[0] += chunk
+    head, buf[0] = buf[0].split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    headers = []
+    for h in lines[1:]:
+        name, _, value = h.partition(":")
+        headers.append((name.strip(), value.strip()))
+    return lines[0], headers
+def get(headers, name):
+    for n, v in headers:
+        if n.lower() == name:
+            return v
+    return None
+def read_exact(conn, buf, n):
+    while len(buf[0]) < n:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        buf[0] += chunk
+    data, buf[0] = buf[0][:n], buf[0][n:]
+    return data
+def pump(a, b):
+    socks = [a, b]
+    try:
+        while True:
+            ready, _, _ = select.select(socks, [], [], 60)
+            if not ready:
+                return
+            for s in ready:
+                data = s.recv(65536)
+                if not data:
+                    return
+                (b if s is a else a).sendall(data)
+    except Exception:
+        return
+def authorized(headers):
+    if required_auth == "-":
+        return True
+    value = get(headers, "proxy-authorization") or ""
+    return value == "Basic " + base64.b64encode(required_auth.encode()).decode()
+def deny(conn):
+    conn.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+def socks(conn, client):
+    head = conn.recv(2)
+    methods = conn.recv(head[1])
+    if required_auth != "-":
+        if 2 not in methods:
+            conn.sendall(b"\x05\xff"); return
+        conn.sendall(b"\x05\x02")
+        ver = conn.recv(1); ulen = conn.recv(1)[0]; user = conn.recv(ulen); plen = conn.recv(1)[0]; pw = conn.recv(plen)
+        ok = (user + b":" + pw).decode() == required_auth
+        conn.sendall(b"\x01\x00" if ok else b"\x01\x01")
+        if not ok:
+            log("SOCKS-DENIED client=%d" % client); return
+    else:
+        conn.sendall(b"\x05\x00")
+    ver, cmd, _, atyp = conn.recv(4)
+    if atyp == 1:
+        host = socket.inet_ntoa(conn.recv(4))
+    elif atyp == 3:
+        n = conn.recv(1)[0]; host = conn.recv(n).decode()
+    else:
+        host = socket.inet_ntop(socket.AF_INET6, conn.recv(16))
+    port = struct.unpack(">H", conn.recv(2))[0]
+    log("SOCKS %s %d atyp=%d client=%d" % (host, port, atyp, client))
+    try:
+        upstream = socket.create_connection((host, port))
+    except Exception:
+        conn.sendall(b"\x05\x05\x00\x01\x00\x00\x00\x00\x00\x00"); return
+    conn.sendall(b"\x05\x00\x00\x01\x00\x00\x00\x00\x00\x00")
+    pump(conn, upstream)
+    upstream.close()
+def serve(conn, addr):
+    client = addr[1]
+    try:
+        first = conn.recv(1, socket.MSG_PEEK)
+        if not first:
+            return
+        if first == b"\x05":
+            return socks(conn, client)
+        buf = [b""]
+        while True:
+            got = read_head(conn, buf)
+            if got is None:
+                return
+            line, headers = got
+            method, target = line.split(" ")[0:2]
+            auth = get(headers, "proxy-authorization") or "-"
+            if mode == "origin":
+                log("ORIGIN %s %s client=%d" % (method, target, client))
+                body = ("client-port=%d" % client).encode()
+                close = (get(headers, "connection") or "").lower() == "close"
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n%s\r\n" % (len(body), b"Connection: close\r\n" if close else b"") + body)
+                if close:
+                    return
+                continue
+            log("%s %s auth=%s client=%d" % (method, target, auth, client))
+            if not authorized(headers):
+                deny(conn); return
+            if method == "CONNECT":
+                host, _, port = target.rpartition(":")
+                upstream = socket.create_connection((host.strip("[]"), int(port)))
+                conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                if buf[0]:
+                    upstream.sendall(buf[0])
+                pump(conn, upstream)
+                upstream.close()
+                return
+            rest = target.split("://", 1)[1]
+            hostport, _, path = rest.partition("/")
+            host, _, port = hostport.rpartition(":") if ":" in hostport else (hostport, "", "80")
+            length = int(get(headers, "content-length") or "0")
+            body = read_exact(conn, buf, length)
+            upstream = socket.create_connection((host.strip("[]"), int(port)))
+            out = "%s /%s HTTP/1.1\r\n" % (method, path)
+            for n, v in headers:
+                if n.lower() not in HOP:
+                    out += "%s: %s\r\n" % (n, v)
+            out += "Connection: close\r\n\r\n"
+            upstream.sendall(out.encode("latin-1") + body)
+            response = b""
+            while True:
+                chunk = upstream.recv(65536)
+                if not chunk:
+                    break
+                response += chunk
+            upstream.close()
+            head, _, payload = response.partition(b"\r\n\r\n")
+            lines = head.split(b"\r\n")
+            kept = [lines[0]] + [l for l in lines[1:] if l.split(b":")[0].strip().lower() not in (b"connection", b"keep-alive", b"transfer-encoding", b"content-length")]
+            if b"chunked" in head.lower():
+                decoded = b""; rest_ = payload
+                while True:
+                    size_line, _, rest_ = rest_.partition(b"\r\n")
+                    size = int(size_line.split(b";")[0], 16)
+                    if size == 0:
+                        break
+                    decoded += rest_[:size]; rest_ = rest_[size + 2:]
+                payload = decoded
+            kept.append(b"Content-Length: %d" % len(payload))
+            kept.append(b"Via: 1.1 test-proxy")
+            conn.sendall(b"\r\n".join(kept) + b"\r\n\r\n" + payload)
+    except Exception as e:
+        log("ERROR %s" % str(e).replace("\n", " "))
+    finally:
+        conn.close()
+listener = socket.socket()
+listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+listener.bind(("127.0.0.1", 0))
+listener.listen(64)
+log("PORT %d" % listener.getsockname()[1])
+while True:
+    conn, addr = listener.accept()
+    threading.Thread(target=serve, args=(conn, addr), daemon=True).start()
+"""#
+}
+
+/// Debian's `tinyproxy` (`apt-get install tinyproxy`) on 127.0.0.1, in the foreground, with
+/// `BasicAuth` and a log of every request (`Request (file descriptor N): GET http://… HTTP/1.1`).
+final class TinyproxyServer: Sendable {
+    /// `tinyproxy` on the `PATH` (or in /usr/bin, /usr/sbin), or `nil`.
+    static let executable: String? = ((ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/bin:/usr/sbin")
+        .split(separator: ":").map { "\($0)/tinyproxy" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    let port: Int
+    private let child: Subprocess.Child
+    private let logURL: URL
+
+    /// Starts tinyproxy requiring `credential` and waits until it accepts connections.
+    init(requiring credential: ProxyCredential) throws {
+        guard let executable = Self.executable else { throw TLSTestError("no tinyproxy") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-tinyproxy-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        chmod(directory.path, 0o777) // tinyproxy may drop to another user to write its log
+        logURL = directory.appendingPathComponent("tinyproxy.log")
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            let port = try ProxyTestServer.closedPort()
+            let config = """
+            Port \(port)
+            Listen 127.0.0.1
+            Timeout 60
+            MaxClients 64
+            Allow 127.0.0.1
+            BasicAuth \(credential.user) \(credential.password)
+            LogFile "\(logURL.path)"
+            LogLevel Info
+            DisableViaHeader Yes
+            """
+            let configURL = directory.appendingPathComponent("tinyproxy.conf")
+            try Data(config.utf8).write(to: configURL)
+            let child = try Subprocess.start(executable, ["-d", "-c", configURL.path])
+            if Self.waitUntilListening(port, child: child) {
+                self.port = port
+                self.child = child
+                return
+            }
+            child.terminate()
+            lastError = TLSTestError("tinyproxy did not listen on \(port)")
+        }
+        throw lastError ?? TLSTestError("tinyproxy did not start")
+    }
+
+    /// The `Request (…)` lines of the log so far: `GET http://127.0.0.1:N/path HTTP/1.1`.
+    var requests: [String] {
+        ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").split(separator: "\n")
+            .compactMap { line in line.range(of: "Request (file descriptor").map { String(line[$0.upperBound...]) } }
+    }
+
+    func stop() {
+        stopped.withLock { done in
+            guard !done else { return }
+            done = true
+            child.terminate(SIGKILL)
+        }
+    }
+    private let stopped = SanitizedMutex(false)
+
+    deinit { stop() }
+
+    private static func waitUntilListening(_ port: Int, child: Subprocess.Child) -> Bool {
+        let deadline = Date().addingTimeInterval(hangDeadline)
+        while Date() < deadline, child.isRunning {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(descriptor)
+            if connected { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+}
