@@ -49,7 +49,7 @@ struct ConnectionIdentityTests {
 
     @Test(.enabled(if: TestPKI.isAvailable, "needs python3 (the origin that reports client ports)"))
     func connectionIdentifierAndLocalPortFollowTheConnection() async throws {
-        let origin = try ProxyTestServer(origin: true)
+        let origin = try await ProxyTestServer.started(origin: true)
         defer { origin.stop() }
         let manager = SessionManager(configuration: SessionManager.defaultConfiguration())
         try await withDeadline {

@@ -22,6 +22,11 @@ final class ProxyTestServer: Sendable {
     private let logURL: URL
 
     /// Starts the script and waits (up to ``hangDeadline``) until it listens.
+    /// Starts the script on a thread of its own (it polls until the script listens).
+    static func started(requiring credential: ProxyCredential? = nil, origin: Bool = false) async throws -> ProxyTestServer {
+        try await offThePool { try ProxyTestServer(requiring: credential, origin: origin) }
+    }
+
     init(requiring credential: ProxyCredential? = nil, origin: Bool = false) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-proxy-tests", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -275,6 +280,11 @@ final class TinyproxyServer: Sendable {
     private let logURL: URL
 
     /// Starts tinyproxy requiring `credential` and waits until it accepts connections.
+    /// Starts tinyproxy on a thread of its own (it polls until tinyproxy listens).
+    static func started(requiring credential: ProxyCredential) async throws -> TinyproxyServer {
+        try await offThePool { try TinyproxyServer(requiring: credential) }
+    }
+
     init(requiring credential: ProxyCredential) throws {
         guard let executable = Self.executable else { throw TLSTestError("no tinyproxy") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-tinyproxy-\(UUID().uuidString)", isDirectory: true)

@@ -22,7 +22,7 @@ struct ProxyTests {
         _ configure: @Sendable (Int) -> ProxyConfiguration,
         _ body: @escaping @Sendable (LoopbackServer, ProxyTestServer, SessionManager) async throws -> Void
     ) async throws {
-        let proxy = try ProxyTestServer(requiring: credential)
+        let proxy = try await ProxyTestServer.started(requiring: credential)
         defer { proxy.stop() }
         let configuration = configure(proxy.port)
         try await withServerAndManager { server, manager in
@@ -73,8 +73,8 @@ struct ProxyTests {
 
     /// HTTPS through CONNECT: TLS runs with the origin, under the manager's policy for the origin.
     @Test func httpsThroughConnectUsesTheOriginsSecurityPolicy() async throws {
-        let pki = try TestPKI.make()
-        let origin = try pki.server("good")
+        let pki = try await TestPKI.make()
+        let origin = try await pki.server("good")
         defer { origin.stop() }
         try await Self.withProxy({ .through(Self.http($0)) }) { _, proxy, manager in
             await manager.setSecurityPolicy(.customRoots([try pki.certificate("ca.pem")]))
@@ -150,10 +150,10 @@ struct ProxyTests {
 
     @Test(.enabled(if: TinyproxyServer.executable != nil, "needs Debian's tinyproxy (apt-get install tinyproxy)"))
     func tinyproxyForwardsAndTunnels() async throws {
-        let tinyproxy = try TinyproxyServer(requiring: Self.credential)
+        let tinyproxy = try await TinyproxyServer.started(requiring: Self.credential)
         defer { tinyproxy.stop() }
-        let pki = try TestPKI.make()
-        let origin = try pki.server("good")
+        let pki = try await TestPKI.make()
+        let origin = try await pki.server("good")
         defer { origin.stop() }
         try await withServerAndManager { server, manager in
             let configuration = ProxyConfiguration.through(Self.http(tinyproxy.port))
@@ -219,7 +219,7 @@ struct ProxyConfigurationTests {
 @Suite(.enabled(if: TestPKI.isAvailable, "needs python3 (the proxy test server)"))
 struct URLSessionProxyDictionaryTests {
     @Test func connectionProxyDictionaryIsNotApplied() async throws {
-        let proxy = try ProxyTestServer()
+        let proxy = try await ProxyTestServer.started()
         defer { proxy.stop() }
         let server = try LoopbackServer()
         defer { server.stop() }
@@ -243,7 +243,7 @@ struct URLSessionProxyDictionaryTests {
 @Suite(.enabled(if: TestPKI.isAvailable, "needs python3 (the proxy test server)"))
 struct ProxyEnvironmentTests {
     @Test func environmentVariablesRouteTheDefaultConfiguration() async throws {
-        let proxy = try ProxyTestServer()
+        let proxy = try await ProxyTestServer.started()
         defer { proxy.stop() }
         let server = try LoopbackServer()
         defer { server.stop() }
