@@ -7,12 +7,20 @@ import FoundationNetworking
 /// its delegate for, answered from ``SessionHooks`` (async closures run off the executor).
 extension SessionManager {
     func taskWillRedirect(
-        attemptID: AttemptID, response: HTTPURLResponse, newRequest: URLRequest,
+        attemptID: AttemptID, response: HTTPURLResponse, newRequest proposedByTransport: URLRequest,
         completion: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // A task we cancelled (or no longer know, which means we cancelled it) is never answered:
         // answering after a cancel traps FoundationNetworking, and the cancel ends the task anyway.
         guard let state = transfersByAttempt[attemptID], isAwaitingDecision(state, attemptID) else { return }
+        var newRequest = proposedByTransport
+        if engine.followsRedirects, cookieJar != nil {
+            // URLSession reports redirect heads here only: their cookies are stored first. Its
+            // proposal copies the jar's `Cookie` of the last attempt; the jar adds the new URL's
+            // when answering (answerRedirect).
+            storeCookies(from: response, for: state)
+            newRequest.setValue(state.currentRequest.value(forHTTPHeaderField: "Cookie"), forHTTPHeaderField: "Cookie")
+        }
         if let scheme = RedirectRules.unsupportedScheme(of: newRequest.url) {
             return completion(refuseRedirect(state, scheme: scheme, response: response))
         }
@@ -70,7 +78,8 @@ extension SessionManager {
         _ request: URLRequest?, task attemptID: AttemptID, state: TransferState,
         completion: @Sendable (URLRequest?) -> Void
     ) {
-        completion(request)
+        // URLSession sends the answer itself: the jar's cookies for the new URL go on it here.
+        completion(engine.followsRedirects ? request.map { addingCookies(to: $0, for: state) } : request)
         guard state.resendRequest != nil else { return }
         let id = state.id
         perform { manager in

@@ -70,6 +70,9 @@ public actor SessionManager {
     var securityPolicies: SecurityPolicyTable
     /// Transfers waiting for reachability (see ``setWaitsForConnectivity(_:reachability:)``).
     var connectivityGate: ConnectivityGate?
+    /// Where the manager keeps cookies (see ``CookieJar``). Default `nil`: no cookies on curl,
+    /// and on URLSession only what its configuration's cookie storage does.
+    public nonisolated let cookieJar: CookieJar?
     /// Rejected credentials allowed per transfer before a challenge is refused. Default 2.
     public var maxAuthenticationAttempts = 2
 
@@ -124,8 +127,9 @@ public actor SessionManager {
     /// ``StubTransport`` whatever `transport` says.
     init(
         configuration: URLSessionConfiguration, maxConcurrentTransfers: Int?, transport: Transport,
-        securityPolicy: SecurityPolicy, stubs: StubTransport?
+        securityPolicy: SecurityPolicy, stubs: StubTransport?, cookieJar: CookieJar? = nil
     ) {
+        self.cookieJar = cookieJar
         let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
         let delegateQueue = DelegateQueue(underlyingQueue: executor.queue)
         let delegate = SessionDelegate()
