@@ -3,11 +3,14 @@ import Foundation
 /// The cookie date algorithm of RFC 6265bis §5.1.1: lenient on purpose, since servers write
 /// `Expires` in every HTTP date form and many more (`Wed, 21-Oct-2015 07:28:00 GMT`, two-digit
 /// years, missing weekdays, extra words). Pure; no formatter, no locale.
+///
+/// It reads every form ``HTTPDateParser`` (the cache's strict RFC 9110 parser) reads, to the same
+/// instant, and more; it is not built on it because the cookie rules differ (two-digit years in
+/// any form, years before 1601 and impossible days such as `Feb 31` refused).
 enum CookieDateParser {
     /// The date, or `nil` when the text lacks a time, a day of month, a month or a year, or one of
     /// them is out of range (a year before 1601, `Feb 30`). Two-digit years 70–99 are 19xx, 00–69 20xx.
     static func parse(_ text: String) -> Date? {
-        if let date = HTTPDateParser.parse(text) { return date } // the common, strict forms first
         var time: (Int, Int, Int)?, day: Int?, month: Int?, year: Int?
         for token in tokens(of: text) {
             if time == nil, let found = parseTime(token) { time = found; continue }

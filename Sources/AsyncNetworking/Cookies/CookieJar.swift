@@ -37,7 +37,14 @@ public final class CookieJar: Sendable {
     /// Where ``save()`` writes; `nil` for a jar without persistence.
     public let fileURL: URL?
     private let publicSuffixes: Set<String>
-    private let state = SanitizedMutex<[StoredCookie.Key: StoredCookie]>([:])
+    private let state = SanitizedMutex(Contents())
+
+    /// The cookies, and the last creation time given (each new cookie gets a later one, so cookies
+    /// stored together — several `Set-Cookie` of one response — keep their order).
+    private struct Contents {
+        var cookies: [StoredCookie.Key: StoredCookie] = [:]
+        var lastCreation = Date.distantPast
+    }
     /// The clock (tests replace it).
     let now: @Sendable () -> Date
 
@@ -59,8 +66,11 @@ public final class CookieJar: Sendable {
         self.init(fileURL: fileURL, publicSuffixes: publicSuffixes, now: { Date() })
         let loaded = try CookieJarFile.load(from: fileURL)
         let date = now()
-        state.withLock { cookies in
-            for cookie in loaded where !cookie.isExpired(at: date) { cookies[cookie.key] = cookie }
+        state.withLock { contents in
+            for cookie in loaded where !cookie.isExpired(at: date) {
+                contents.cookies[cookie.key] = cookie
+                contents.lastCreation = max(contents.lastCreation, cookie.created)
+            }
         }
     }
 
@@ -75,7 +85,7 @@ public final class CookieJar: Sendable {
     /// Every cookie not expired, in no particular order.
     public var allCookies: [StoredCookie] {
         let date = now()
-        return state.withLock { Array($0.values) }.filter { !$0.isExpired(at: date) }
+        return state.withLock { Array($0.cookies.values) }.filter { !$0.isExpired(at: date) }
     }
 
     /// The cookies a request to `url` would carry, in sending order (longest path first, then
@@ -83,13 +93,13 @@ public final class CookieJar: Sendable {
     public func cookies(for url: URL) -> [StoredCookie] {
         guard let target = CookieRules.Target(url) else { return [] }
         let date = now()
-        return state.withLock { cookies in
+        return state.withLock { contents in
             var matching: [StoredCookie] = []
-            for (key, cookie) in cookies {
+            for (key, cookie) in contents.cookies {
                 if cookie.isExpired(at: date) {
-                    cookies[key] = nil
+                    contents.cookies[key] = nil
                 } else if CookieRules.sends(cookie, to: target, at: date) {
-                    cookies[key]?.lastAccessed = date
+                    contents.cookies[key]?.lastAccessed = date
                     matching.append(cookie)
                 }
             }
@@ -123,45 +133,50 @@ public final class CookieJar: Sendable {
     /// Stores one parsed cookie (the storage model, then replacement and eviction).
     func store(_ parsed: ParsedSetCookie, from target: CookieRules.Target) -> Result<StoredCookie, CookieStorageModel.Refusal> {
         let date = now()
-        return state.withLock { cookies in
+        return state.withLock { contents in
             let result = CookieStorageModel.cookie(
-                from: parsed, target: target, at: date, publicSuffixes: publicSuffixes, existing: cookies.values
+                from: parsed, target: target, at: date, publicSuffixes: publicSuffixes, existing: contents.cookies.values
             )
             guard case .success(var cookie) = result else { return result }
             let key = cookie.key
             if cookie.isExpired(at: date) {
-                cookies[key] = nil
+                contents.cookies[key] = nil
                 return result
             }
-            if let old = cookies[key] { cookie.created = old.created }
-            cookies[key] = cookie
-            Self.evict(from: &cookies, domain: cookie.domain, at: date)
+            if let old = contents.cookies[key] {
+                cookie.created = old.created
+            } else {
+                cookie.created = max(date, contents.lastCreation.addingTimeInterval(1e-6))
+                contents.lastCreation = cookie.created
+            }
+            contents.cookies[key] = cookie
+            Self.evict(from: &contents.cookies, domain: cookie.domain, at: date)
             return .success(cookie)
         }
     }
 
     /// Adds or replaces `cookie` as is (no storage rules apply: it is yours).
     public func insert(_ cookie: StoredCookie) {
-        state.withLock { $0[cookie.key] = cookie }
+        state.withLock { $0.cookies[cookie.key] = cookie }
     }
 
     /// Removes every cookie named `name` for `domain` (any path), or every cookie for `domain`
     /// when `name` is `nil`.
     public func removeCookies(named name: String? = nil, domain: String) {
         let domain = domain.lowercased()
-        state.withLock { cookies in
-            cookies = cookies.filter { $0.value.domain != domain || (name != nil && $0.value.name != name) }
+        state.withLock { contents in
+            contents.cookies = contents.cookies.filter { $0.value.domain != domain || (name != nil && $0.value.name != name) }
         }
     }
 
     /// Removes every cookie.
     public func removeAll() {
-        state.withLock { $0.removeAll() }
+        state.withLock { $0.cookies.removeAll() }
     }
 
     /// Removes the session cookies (those without an expiry), as ending a browser session does.
     public func removeSessionCookies() {
-        state.withLock { cookies in cookies = cookies.filter { $0.value.isPersistent } }
+        state.withLock { contents in contents.cookies = contents.cookies.filter { $0.value.isPersistent } }
     }
 
     // MARK: Persistence
@@ -175,7 +190,7 @@ public final class CookieJar: Sendable {
     public func save() throws {
         guard let fileURL else { return }
         let date = now()
-        let persistent = state.withLock { Array($0.values) }.filter { $0.isPersistent && !$0.isExpired(at: date) }
+        let persistent = state.withLock { Array($0.cookies.values) }.filter { $0.isPersistent && !$0.isExpired(at: date) }
         try CookieJarFile.write(persistent, to: fileURL)
     }
 

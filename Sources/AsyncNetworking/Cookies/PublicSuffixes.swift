@@ -29,8 +29,9 @@ enum PublicSuffixes {
         "onrender.com", "s3.amazonaws.com", "elasticbeanstalk.com", "readthedocs.io", "ngrok.io",
     ]
 
-    /// Whether `domain` (lowercase, no leading dot) is a public suffix: a single label, or in `extra`.
+    /// Whether `domain` (lowercase, no leading dot) is a public suffix: a single label, built in,
+    /// or in `extra`.
     static func isPublicSuffix(_ domain: String, extra: Set<String>) -> Bool {
-        !domain.isEmpty && (!domain.contains(".") || extra.contains(domain))
+        !domain.isEmpty && (!domain.contains(".") || builtIn.contains(domain) || extra.contains(domain))
     }
 }
