@@ -73,6 +73,8 @@ public actor SessionManager {
     /// Where the manager keeps cookies (see ``CookieJar``). Default `nil`: no cookies on curl,
     /// and on URLSession only what its configuration's cookie storage does.
     public nonisolated let cookieJar: CookieJar?
+    /// In-flight requests shared by identical callers (``TransferOptions/coalescesIdenticalRequests``).
+    nonisolated let coalescing = Coalescers()
     /// Rejected credentials allowed per transfer before a challenge is refused. Default 2.
     public var maxAuthenticationAttempts = 2
 
