@@ -34,8 +34,9 @@ struct CoalescingTests {
             let tasks = (0..<callers).map { _ in
                 Task { try await manager.data(for: Self.gatedRequest(server, gate: gate), options: Self.coalescing) }
             }
-            #expect(await eventually { manager.coalescing.data.waiting == callers })
-            #expect(await manager.activeTransferCount == 1)
+            // Every caller joined, and the one transfer reached the server (held at the gate).
+            #expect(await eventually { manager.coalescing.data.waiting == callers && Self.gatedCount(server) == 1 })
+            #expect(await manager.activeTransferCount == 1, "one live transfer for \(callers) callers")
             server.openGate(gate)
             var bodies: [Data] = []
             for task in tasks {
@@ -60,7 +61,7 @@ struct CoalescingTests {
             let tasks = (0..<callers).map { _ in
                 Task { [client] in try await client.get("/gated-bytes?bytes=\(Self.size)&gate=\(gate)", serializer: DataResponseSerializer()) }
             }
-            #expect(await eventually { manager.coalescing.exchange.waiting == callers })
+            #expect(await eventually { manager.coalescing.exchange.waiting == callers && Self.gatedCount(server) == 1 })
             server.openGate(gate)
             for task in tasks {
                 let body = try await task.value
@@ -101,7 +102,7 @@ struct CoalescingTests {
             let tasks = (0..<3).map { _ in
                 Task { try await manager.data(for: Self.gatedRequest(server, gate: gate), options: Self.coalescing) }
             }
-            #expect(await eventually { manager.coalescing.data.waiting == 3 })
+            #expect(await eventually { manager.coalescing.data.waiting == 3 && Self.gatedCount(server) == 1 })
             tasks[0].cancel()
             await #expect(throws: NetworkingError.self) { try await tasks[0].value }
             if case .failure(let error as NetworkingError) = await tasks[0].result { #expect(error.kind == .cancelled) }
