@@ -26,6 +26,31 @@ struct CoalescingTests {
 
     static func gatedCount(_ server: LoopbackServer) -> Int { server.requests.filter { $0.path == "/gated-bytes" }.count }
 
+    @Test("what counts as identical: GET without body, same fields in any order and case")
+    func keys() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:1/x?q=1"))
+        var first = URLRequest(url: url)
+        first.setValue("1", forHTTPHeaderField: "X-A")
+        first.setValue("2", forHTTPHeaderField: "X-B")
+        var second = URLRequest(url: url)
+        second.setValue("2", forHTTPHeaderField: "x-b")
+        second.setValue("1", forHTTPHeaderField: "x-a")
+        let options = Self.coalescing
+        #expect(CoalescingKey(first, options: options, door: "data") == CoalescingKey(second, options: options, door: "data"))
+        second.setValue("3", forHTTPHeaderField: "X-B")
+        #expect(CoalescingKey(first, options: options, door: "data") != CoalescingKey(second, options: options, door: "data"))
+        var post = URLRequest(url: url)
+        post.httpMethod = "POST"
+        #expect(CoalescingKey(post, options: options, door: "data") == nil)
+        var withBody = URLRequest(url: url)
+        withBody.httpBody = Data("x".utf8)
+        #expect(CoalescingKey(withBody, options: options, door: "data") == nil)
+        var limited = options
+        limited.maxResponseBytes = 10
+        #expect(CoalescingKey(first, options: options, door: "data") != CoalescingKey(first, options: limited, door: "data"))
+        #expect(CoalescingKey(first, options: options, door: "data") != CoalescingKey(first, options: options, door: "client"))
+    }
+
     @Test("N identical concurrent GETs share one transfer; each caller gets the whole body")
     func identicalShareOne() async throws {
         try await withServerAndManager { server, manager in

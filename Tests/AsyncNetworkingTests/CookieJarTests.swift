@@ -139,6 +139,22 @@ struct CookieJarTests {
         #expect(jar.allCookies.map(\.name) == ["jar"])
     }
 
+    @Test("HTTPClient uses its manager's jar")
+    func clientUsesJar() async throws {
+        let server = try ScriptedCookieServer(["/login": .init(headers: ["Set-Cookie: token=t1; Path=/api; HttpOnly"])])
+        defer { server.stop() }
+        let jar = CookieJar()
+        try await withJarManager(jar) { manager in
+            let client = HTTPClient(manager: manager, baseURL: server.url("/"))
+            _ = try await client.get("login", serializer: DataResponseSerializer())
+            _ = try await client.get("api/me", serializer: DataResponseSerializer())
+            _ = try await client.get("other", serializer: DataResponseSerializer())
+            #expect(server.cookie(at: "/api/me") == "token=t1")
+            #expect(server.cookie(at: "/other") == nil)
+        }
+        #expect(jar.allCookies.first?.isHTTPOnly == true)
+    }
+
     @Test("two managers sharing a jar share cookies; separate jars do not")
     func sharedJar() async throws {
         let server = try ScriptedCookieServer(["/set": .init(headers: ["Set-Cookie: shared=1; Path=/"])])
