@@ -83,11 +83,28 @@ extension HTTPClient {
     /// Runs `request` to the end through its event stream and returns the body, the final response
     /// and the metrics. A failure carries the request, the response and the body received.
     /// `progress`, when given, sees the upload and download progress events as they pass.
+    ///
+    /// With ``TransferOptions/coalescesIdenticalRequests`` (and no `progress`), an identical `GET`
+    /// in flight on the manager is joined; the shared transfer belongs to no call's completion hold.
     func exchange(
         _ request: URLRequest, progress: ((TransferEvent) -> Void)? = nil
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
+        // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
+        if transferOptions.coalescesIdenticalRequests, progress == nil,
+           let key = CoalescingKey(request, options: transferOptions, door: "client") {
+            let client = self
+            return try await manager.coalescing.exchange.run(key) { () async throws(NetworkingError) in
+                try await client.exchangeOnce(request, progress: nil, hold: nil)
+            }
+        }
+        return try await exchangeOnce(request, progress: progress, hold: CompletionHold.current)
+    }
+
+    /// One exchange on a transfer of its own; `hold` is the call's completion hold, if any.
+    private func exchangeOnce(
+        _ request: URLRequest, progress: ((TransferEvent) -> Void)?, hold: CompletionHold?
+    ) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
         var options = transferOptions
-        let hold = CompletionHold.current
         options.completionHold = hold
         let handle = try await manager.dataTask(with: request, options: options)
         hold?.register(handle.id)

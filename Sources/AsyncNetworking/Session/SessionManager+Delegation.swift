@@ -58,6 +58,8 @@ extension SessionManager {
     private func attemptDidReceive(_ head: ResponseHead, for state: TransferState, attempt: TransferAttemptID) {
         // Interim 1xx responses (100 Continue, 103 Early Hints) are not the response.
         guard head.statusCode >= 200 else { return }
+        // Set-Cookie is stored before anything is decided on the head (a redirect included).
+        storeCookies(from: head, url: head.url ?? state.currentRequest.url, for: state)
         // Curl's heads were checked line by line as they arrived (CurlHeadParser); URLSession's
         // only arrive parsed, so their fields are checked here.
         if !engine.checksResponseHeads, let made = head.foundationResponse, let problem = ResponseHeadValidation.problem(in: made) {

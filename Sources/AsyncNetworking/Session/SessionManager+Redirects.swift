@@ -11,11 +11,19 @@ extension SessionManager {
     /// cancelled, paused or replaced) is never answered: answering after a cancel traps
     /// FoundationNetworking, and the cancel ends the task anyway.
     func taskWillRedirect(
-        attemptID: AttemptID, response: HTTPURLResponse, newRequest: URLRequest,
+        attemptID: AttemptID, response: HTTPURLResponse, newRequest proposedByTransport: URLRequest,
         completion: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard let state = transfersByAttempt[attemptID], isAwaitingDecision(state, attemptID),
               let attempt = state.machineAttempt else { return }
+        var newRequest = proposedByTransport
+        if cookieJar != nil {
+            // URLSession reports redirect heads here only: their cookies are stored first. Its
+            // proposal copies the jar's `Cookie` of the last attempt; the jar adds the new URL's
+            // when answering (answerRedirect).
+            storeCookies(from: response, for: state)
+            newRequest.setValue(state.currentRequest.value(forHTTPHeaderField: "Cookie"), forHTTPHeaderField: "Cookie")
+        }
         var head = ResponseHead(response)
         head.url = response.url
         refreshMachineConfiguration(of: state)
@@ -85,7 +93,8 @@ extension SessionManager {
         var machineAnswer = answer
         switch answer {
         case .followInAttempt(let request):
-            reply(request)
+            // URLSession sends the answer itself: the jar's cookies for the new URL go on it here.
+            reply(addingCookies(to: request, for: state))
         case .follow:
             reply(nil)
             state.nextCancel = .afterAnswer

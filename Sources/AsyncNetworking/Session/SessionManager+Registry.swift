@@ -70,7 +70,9 @@ extension SessionManager {
             try makeBodyStream(for: state)
             // An answered challenge's credential goes only to its own origin (CredentialScope).
             let launching = state.credential?.applied(to: current) ?? current
-            request = try state.sink.request(forLaunching: launching, transfer: state)
+            // The cookie jar's `Cookie` for this attempt's URL (SessionManager+Cookies).
+            let withCookies = addingCookies(to: launching, for: state)
+            request = try state.sink.request(forLaunching: withCookies, transfer: state)
             // Every attempt (a redirect's, a retry's) is judged by its own host's policy.
             policy = try securityPolicy(checking: request)
         } catch {

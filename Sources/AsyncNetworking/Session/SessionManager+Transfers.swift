@@ -35,8 +35,17 @@ extension SessionManager {
     ///
     /// Suspends until the transfer ends. Cancelling the calling task cancels the transfer and throws
     /// ``NetworkingError/Kind/cancelled`` once URLSession has stopped it (the registry is then clean).
+    ///
+    /// With ``TransferOptions/coalescesIdenticalRequests``, an identical `GET` already in flight is
+    /// joined instead of started again; cancelling then ends only this caller's wait.
     public nonisolated func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
-        try await collect(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options, kind: .data)
+        // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
+        if options.coalescesIdenticalRequests, let key = CoalescingKey(request, options: options, door: "data") {
+            return try await coalescing.data.run(key) { () async throws(NetworkingError) in
+                try await self.collect(request, upload: .none, options: options, kind: .data)
+            }
+        }
+        return try await collect(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options, kind: .data)
     }
 
     /// Loads `url` with a GET and returns the whole body and the response. See ``data(for:options:)``.

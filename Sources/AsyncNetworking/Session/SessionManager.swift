@@ -85,6 +85,11 @@ public actor SessionManager {
     var connectivityGate: ConnectivityGate?
     /// How transfers reach the network (see ``setProxy(_:)``). Default ``ProxyConfiguration/environment``.
     public internal(set) var proxy = ProxyConfiguration.environment
+    /// Where the manager keeps cookies (see ``CookieJar``). Default `nil`: no cookies on curl,
+    /// and on URLSession only what its configuration's cookie storage does.
+    public nonisolated let cookieJar: CookieJar?
+    /// In-flight requests shared by identical callers (``TransferOptions/coalescesIdenticalRequests``).
+    nonisolated let coalescing = Coalescers()
     /// Rejected credentials allowed per transfer before a challenge is refused. Default 2.
     public var maxAuthenticationAttempts = 2
 
@@ -139,8 +144,9 @@ public actor SessionManager {
     /// ``StubTransport`` whatever `transport` says.
     init(
         configuration: URLSessionConfiguration, maxConcurrentTransfers: Int?, transport: Transport,
-        securityPolicy: SecurityPolicy, stubs: StubTransport?
+        securityPolicy: SecurityPolicy, stubs: StubTransport?, cookieJar: CookieJar? = nil
     ) {
+        self.cookieJar = cookieJar
         let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
         let delegateQueue = DelegateQueue(underlyingQueue: executor.queue)
         let delegate = SessionDelegate()

@@ -15,6 +15,21 @@ public struct TransferOptions: Sendable, Hashable {
     /// How this transfer follows redirects, checked before the manager's redirect hook.
     /// Default ``RedirectPolicy/follow``.
     public var redirectPolicy: RedirectPolicy = .follow
+    /// Lets identical in-flight `GET`s share one transfer (request coalescing). Default `false`.
+    ///
+    /// Read by ``SessionManager/data(for:options:)`` (and ``SessionManager/data(from:options:)``)
+    /// and by ``HTTPClient``'s awaiting calls (verbs, `send`) through ``HTTPClient/transferOptions``
+    /// — so it is set per client, or per request with options of its own or a client copy.
+    /// Requests are identical when they are `GET`s without body to the same URL with the same
+    /// header fields (the order aside), timeout, cache policy and other options. While one runs,
+    /// each identical request waits for it instead of starting its own; each caller gets the whole
+    /// body and response. A caller's cancellation ends only its own wait (it throws
+    /// ``NetworkingError/Kind/cancelled``); when the last caller leaves, the transfer is cancelled.
+    /// Nothing is kept once the transfer ended: a later request starts a new one. The shared
+    /// transfer's session completion event carries its transport outcome (no single caller's).
+    /// Handles (``SessionManager/dataTask(with:options:)``), streams, uploads and downloads never
+    /// coalesce.
+    public var coalescesIdenticalRequests = false
     /// Set by ``HTTPClient`` for the transfers of its calls: their completion events wait for the
     /// call's outcome (``CompletionHold``). `nil` for manager calls.
     var completionHold: CompletionHold?

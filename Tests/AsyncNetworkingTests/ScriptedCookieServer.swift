@@ -1,0 +1,119 @@
+import Foundation
+@testable import AsyncNetworking
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A raw-socket HTTP/1.1 server that answers each path with exact header lines the test wrote
+/// (so `Set-Cookie` lines, redirects with cookies and their order are byte-for-byte what a real
+/// server would send), and records each request's target and `Cookie` field. One response per
+/// connection (`Connection: close`); unknown paths get `200 ok`.
+final class ScriptedCookieServer: Sendable {
+    /// A scripted answer: status line and header lines (without `Content-Length`, added).
+    struct Answer: Sendable {
+        var status: String = "200 OK"
+        var headers: [String] = []
+    }
+
+    /// One request as received.
+    struct Seen: Sendable {
+        var target: String
+        var cookie: String?
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let state: SanitizedMutex<State>
+
+    private struct State {
+        var stopped = false
+        var answers: [String: Answer]
+        var seen: [Seen] = []
+        var open: [Int32] = []
+    }
+
+    /// Starts serving `answers`, keyed by path (the query is ignored for the lookup).
+    init(_ answers: [String: Answer]) throws {
+        let (listener, port) = try openLoopbackListener()
+        self.port = port
+        self.listener = listener
+        self.state = SanitizedMutex(State(answers: answers))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    func url(_ path: String, host: String = "127.0.0.1") -> URL { URL(string: "http://\(host):\(port)\(path)")! }
+
+    /// The requests received, in order.
+    var seen: [Seen] { state.withLock { $0.seen } }
+
+    /// The `Cookie` field of the last request for `path`.
+    func cookie(at path: String) -> String? {
+        seen.last { $0.target.split(separator: "?").first.map(String.init) == path }?.cookie
+    }
+
+    func stop() {
+        let sockets = state.withLock { state -> [Int32] in
+            state.stopped = true
+            return state.open
+        }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 { return }
+            let keep = state.withLock { state -> Bool in
+                guard !state.stopped else { return false }
+                state.open.append(client)
+                return true
+            }
+            guard keep else { close(client); return }
+            Thread { [self] in serve(client) }.start()
+        }
+    }
+
+    private func serve(_ client: Int32) {
+        defer {
+            state.withLock { $0.open.removeAll { $0 == client } }
+            close(client)
+        }
+        var buffer = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while !buffer.contains(subsequence: [13, 10, 13, 10]) {
+            let count = read(client, &chunk, chunk.count)
+            if count <= 0 { return }
+            buffer += chunk[0..<count]
+        }
+        let head = String(decoding: buffer, as: UTF8.self)
+        let lines = head.components(separatedBy: "\r\n")
+        let target = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+        let cookie = lines.dropFirst().first { $0.lowercased().hasPrefix("cookie:") }
+            .map { String($0.dropFirst("cookie:".count)).trimmingCharacters(in: .whitespaces) }
+        let path = target.split(separator: "?").first.map(String.init) ?? target
+        let answer = state.withLock { state -> Answer in
+            state.seen.append(Seen(target: target, cookie: cookie))
+            return state.answers[path] ?? Answer()
+        }
+        let body = "ok"
+        var text = "HTTP/1.1 \(answer.status)\r\n"
+        for line in answer.headers { text += line + "\r\n" }
+        text += "Content-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        var bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { write(client, $0.baseAddress! + sent, $0.count - sent) }
+            if count <= 0 { return }
+            sent += count
+        }
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func contains(subsequence needle: [UInt8]) -> Bool {
+        guard count >= needle.count else { return false }
+        return (0...(count - needle.count)).contains { self[$0..<$0 + needle.count].elementsEqual(needle) }
+    }
+}
