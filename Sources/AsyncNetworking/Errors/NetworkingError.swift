@@ -105,6 +105,19 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// ``HTTPClient/timeoutInterval``) is NaN or negative; the message gives the value.
         /// Nothing was sent. Zero, `.infinity` and huge values are accepted: they mean no timeout.
         case invalidTimeout
+        /// A WebSocket opening handshake was refused: the server did not answer `101 Switching
+        /// Protocols` (a redirect included: handshakes follow none), or its answer broke RFC 6455
+        /// §4.2.2 / RFC 7692 (`Sec-WebSocket-Accept`, `Upgrade`, `Connection`, a subprotocol or
+        /// extension that was not offered). ``NetworkingError/response`` carries the answer's
+        /// status and fields when it was HTTP. Also thrown for options or header fields refused
+        /// before anything was sent.
+        case webSocketHandshakeFailed
+        /// A WebSocket connection failed: the peer broke RFC 6455/7692 or passed a limit, and this
+        /// client closed it with `closeCode` (1002 protocol error, 1007 invalid data, 1009
+        /// message too big); or the peer's close handshake did not finish in time.
+        case webSocketFailed(closeCode: UInt16)
+        /// A WebSocket is closed or closing: nothing more can be sent or pinged.
+        case webSocketClosed
     }
 
     /// What went wrong.
@@ -215,6 +228,9 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .streamElementTooLarge(let limit): "streamElementTooLarge(limit: \(limit))"
         case .unmatchedStub: "unmatchedStub"
         case .invalidTimeout: "invalidTimeout"
+        case .webSocketHandshakeFailed: "webSocketHandshakeFailed"
+        case .webSocketFailed(let code): "webSocketFailed(closeCode: \(code))"
+        case .webSocketClosed: "webSocketClosed"
         }
     }
 
