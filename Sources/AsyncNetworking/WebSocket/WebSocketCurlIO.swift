@@ -80,7 +80,6 @@ enum WebSocketCurlIO {
         try set(AN_WS_CURLOPT_CONNECT_ONLY, 1)
         try set(ANCURLOPT_NOSIGNAL, 1)
         try set(ANCURLOPT_TCP_NODELAY, 1)
-        try set(ANCURLOPT_FORBID_REUSE, 1)
         try set(61, 1) // CURLOPT_HTTPPROXYTUNNEL: through a proxy, a CONNECT tunnel carries the WebSocket
         if ancurl_easy_setopt_ptr(easy, ANCURLOPT_PROTOCOLS_STR, "http,https") != 0 {
             try set(ANCURLOPT_PROTOCOLS, Int(ANCURLPROTO_HTTP | ANCURLPROTO_HTTPS))
