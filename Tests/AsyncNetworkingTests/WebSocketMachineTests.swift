@@ -226,3 +226,18 @@ struct WebSocketDeflateTests {
         #expect(events.contains { if case .failed(let error) = $0 { error.code == .protocolError } else { false } })
     }
 }
+
+@Suite("WebSocket permessage-deflate edge cases")
+struct WebSocketDeflateEdgeTests {
+    @Test func emptyMessagesAfterOthersStayDecodable() throws {
+        let deflater = try #require(WebSocketDeflater(windowBits: 15, noContextTakeover: false))
+        var m = WebSocketConnectionMachine(maximumMessageSize: 1 << 20, deflate: PerMessageDeflateParameters())
+        var events: [WebSocketConnectionMachine.Event] = []
+        for text in ["first", "", "", "last"] {
+            let payload = deflater.compress(Array(text.utf8))
+            #expect(!payload.isEmpty)
+            events += m.receive(serverFrame(1, payload, rsv: 0x40))
+        }
+        #expect(events == [.message(.text("first")), .message(.text("")), .message(.text("")), .message(.text("last"))])
+    }
+}

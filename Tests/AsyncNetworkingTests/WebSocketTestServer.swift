@@ -32,8 +32,11 @@ final class WebSocketTestServer: Sendable {
         var arguments = [scriptFile.path]
         if let certificate, let key { arguments += [certificate.path, key.path] }
         isTLS = certificate != nil
+        // ASYNCNETWORKING_WS_SERVER_LOG=path keeps the server's stderr (tracebacks) for debugging.
+        let log = ProcessInfo.processInfo.environment["ASYNCNETWORKING_WS_SERVER_LOG"].map { open($0, O_WRONLY | O_CREAT | O_APPEND, 0o644) } ?? -1
+        defer { if log >= 0 { Glibc.close(log) } }
         do {
-            child = try Subprocess.start(python, arguments, stdout: ends[1])
+            child = try Subprocess.start(python, arguments, stdout: ends[1], stderr: log)
         } catch {
             Glibc.close(ends[0])
             Glibc.close(ends[1])
@@ -102,10 +105,11 @@ def read_frame(conn):
         n = struct.unpack("!Q", recv_exact(conn, 8))[0]
     masked = b1 & 0x80
     key = recv_exact(conn, 4) if masked else b"\0\0\0\0"
-    data = bytearray(recv_exact(conn, n))
-    for i in range(len(data)):
-        data[i] ^= key[i & 3]
-    return b0 & 0x80 != 0, b0 & 0x40 != 0, b0 & 0x0F, bytes(data), bool(masked)
+    data = recv_exact(conn, n)
+    if masked and n:
+        mask = (key * (n // 4 + 1))[:n]
+        data = (int.from_bytes(data, "big") ^ int.from_bytes(mask, "big")).to_bytes(n, "big")
+    return b0 & 0x80 != 0, b0 & 0x40 != 0, b0 & 0x0F, data, bool(masked)
 
 class Peer:
     def __init__(self, conn, deflate, params):

@@ -233,7 +233,12 @@ private struct Connection {
         while true {
             let readBlocked = try readAvailable()
             let writeBlocked = try writeQueued()
-            let (done, deadline, wantsInput) = channel.state.withLock { ($0.isProtocolDone || $0.phase == .finished, $0.closeDeadline, $0.wantsInput) }
+            // readPaused is set under the same lock as the decision to poll without POLLIN: a
+            // reader that frees room after this sees it and wakes the thread.
+            let (done, deadline, wantsInput) = channel.state.withLock { state in
+                state.readPaused = !state.wantsInput
+                return (state.isProtocolDone || state.phase == .finished, state.closeDeadline, state.wantsInput)
+            }
             if done, writeOffset == writing.count, channel.state.withLock({ $0.outbound.isEmpty }) { return }
             if let deadline, ContinuousClock.now >= deadline {
                 throw NetworkingError(.transport(.timedOut), "the peer did not complete the WebSocket close handshake in time")

@@ -42,6 +42,9 @@ final class WebSocketDeflater: @unchecked Sendable {
             }
         }
         if output.count >= 4, Array(output.suffix(4)) == syncTail { output.removeLast(4) }
+        // Nothing came out (an empty message right after a flush): send an empty stored block's
+        // first byte, so the receiver's appended tail makes a whole block (RFC 7692 §7.2.3.6).
+        if output.isEmpty { output = [0x00] }
         if resetsEachMessage { _ = an_ws_deflate_reset(stream) }
         return output
     }
