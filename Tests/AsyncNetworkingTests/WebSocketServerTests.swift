@@ -231,3 +231,17 @@ struct WebSocketTransportTests {
         #expect(error?.message.contains("curl transport") == true)
     }
 }
+
+@Suite("WebSocket through HTTPClient", .enabled(if: WebSocketTestServer.python != nil, "python3 is not installed"))
+struct WebSocketHTTPClientTests {
+    @Test func relativeToTheBaseURLWithDefaultHeaders() async throws {
+        try await withWebSocketServer { server, manager in
+            var client = HTTPClient(manager: manager, baseURL: URL(string: "http://127.0.0.1:\(server.port)/api/"))
+            client.defaultHeaders = ["X-Test": "default"]
+            let socket = try await client.webSocket("/headers", headers: ["X-Test": "mine"])
+            var iterator = socket.messages.makeAsyncIterator()
+            #expect(try await iterator.next() == .text("mine|127.0.0.1:\(server.port)"))
+            try await socket.close()
+        }
+    }
+}
