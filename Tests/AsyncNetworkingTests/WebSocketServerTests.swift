@@ -245,3 +245,27 @@ struct WebSocketHTTPClientTests {
         }
     }
 }
+
+@Suite("WebSocket lifetime", .enabled(if: WebSocketTestServer.python != nil, "python3 is not installed"))
+struct WebSocketLifetimeTests {
+    /// Iterating the messages of a socket nobody else holds keeps it open.
+    @Test func messagesKeepTheSocketAlive() async throws {
+        try await withWebSocketServer { server, manager in
+            let messages = try await manager.webSocket(to: server.url("/server-close")).messages
+            var count = 0
+            for try await _ in messages { count += 1 }
+            #expect(count == 0) // ended by the server's close, not by a release
+        }
+    }
+
+    /// Releasing the last reference to an open socket closes it (1001): its I/O thread ends.
+    @Test func releasingTheSocketClosesIt() async throws {
+        try await withWebSocketServer { server, manager in
+            var socket: WebSocket? = try await manager.webSocket(to: server.url("/echo"))
+            let channel = socket!.channel
+            socket = nil
+            #expect(await eventually { channel.state.withLock { $0.phase == .finished } })
+            #expect(channel.state.withLock { $0.peerCloseCode } == .goingAway)
+        }
+    }
+}

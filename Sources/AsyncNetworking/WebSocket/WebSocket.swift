@@ -49,7 +49,7 @@ public final class WebSocket: Sendable {
     /// protocol violation, `transport(...)` when the connection is lost or the close times out)
     /// or ``NetworkingError/Kind/cancelled`` when the reading task is cancelled — which also
     /// starts the close handshake with 1001.
-    public var messages: WebSocketMessages { WebSocketMessages(channel: channel) }
+    public var messages: WebSocketMessages { WebSocketMessages(socket: self) }
 
     /// Sends one message (a single frame, compressed when permessage-deflate was negotiated).
     ///
@@ -110,15 +110,17 @@ public struct WebSocketMessages: AsyncSequence, Sendable {
     /// The error the sequence throws.
     public typealias Failure = NetworkingError
 
-    let channel: WebSocketChannel
+    /// The socket, kept alive while its messages are read (releasing it would close it).
+    let socket: WebSocket
 
     /// An iterator; iterate from one task at a time (a second concurrent reader gets
     /// ``NetworkingError/Kind/unsupportedOperation``).
-    public func makeAsyncIterator() -> Iterator { Iterator(channel: channel) }
+    public func makeAsyncIterator() -> Iterator { Iterator(socket: socket) }
 
     /// Reads the next message; suspends until one arrives or the connection ends.
     public struct Iterator: AsyncIteratorProtocol {
-        let channel: WebSocketChannel
+        let socket: WebSocket
+        private var channel: WebSocketChannel { socket.channel }
 
         /// The next message, or `nil` once the close handshake is done. Cancellation throws
         /// `.cancelled` and starts closing with 1001.
