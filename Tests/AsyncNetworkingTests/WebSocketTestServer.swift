@@ -21,16 +21,18 @@ final class WebSocketTestServer: Sendable {
     static let python: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         .split(separator: ":").map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    init(certificate: URL? = nil, key: URL? = nil) throws {
+    /// Starts `script` (default: the misbehaving server below) with a certificate and key for TLS.
+    init(certificate: URL? = nil, key: URL? = nil, script: String = WebSocketTestServer.script, arguments extra: [String] = []) throws {
         guard let python = Self.python else { throw TLSTestError("python3 is not installed") }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-ws-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let scriptFile = directory.appendingPathComponent("server.py")
-        try Data(Self.script.utf8).write(to: scriptFile)
+        try Data(script.utf8).write(to: scriptFile)
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw TLSTestError("pipe failed") }
         var arguments = [scriptFile.path]
         if let certificate, let key { arguments += [certificate.path, key.path] }
+        arguments += extra
         isTLS = certificate != nil
         // ASYNCNETWORKING_WS_SERVER_LOG=path keeps the server's stderr (tracebacks) for debugging.
         let log = ProcessInfo.processInfo.environment["ASYNCNETWORKING_WS_SERVER_LOG"].map { open($0, O_WRONLY | O_CREAT | O_APPEND, 0o644) } ?? -1
@@ -66,7 +68,41 @@ final class WebSocketTestServer: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private static let script = #"""
+    /// Whether the PyPI `websockets` package can be imported (CI installs it; skipped without).
+    static let hasWebsocketsPackage: Bool = {
+        guard let python else { return false }
+        return (try? Subprocess.run(python, ["-c", "import websockets"]).status) == 0
+    }()
+
+    /// An echo server built on the PyPI `websockets` package (an independent implementation):
+    /// echoes every message, offers permessage-deflate unless `--no-compression`, picks a
+    /// subprotocol from `chat`/`superchat` (a client must offer one), and on `/close` closes with 4001 "done here".
+    static let websocketsPeerScript = #"""
+import asyncio, sys
+try:
+    from websockets.asyncio.server import serve
+except ImportError:  # websockets < 13
+    from websockets import serve
+
+async def handler(ws):
+    path = ws.request.path if hasattr(ws, "request") else ws.path
+    if path.startswith("/close"):
+        await ws.close(4001, "done here")
+        return
+    async for message in ws:
+        await ws.send(message)
+
+async def main():
+    compression = None if "--no-compression" in sys.argv else "deflate"
+    async with serve(handler, "127.0.0.1", 0, max_size=None, compression=compression, subprotocols=["chat", "superchat"]) as server:
+        port = list(server.sockets)[0].getsockname()[1]
+        print("PORT %d" % port, flush=True)
+        await asyncio.Future()
+
+asyncio.run(main())
+"""#
+
+    static let script = #"""
 import base64, hashlib, os, socket, ssl, struct, sys, threading, time, zlib
 from urllib.parse import urlsplit, parse_qs
 
