@@ -118,8 +118,8 @@ struct WebSocketConformanceTests {
             let input = serverFrame(1, [0x61] + sequence + Array("zzzzzzzzzz".utf8), fin: false) + serverFrame(0, Array("end".utf8))
             add("6.\(8 + index).1", "6 UTF-8 Handling", input, Expected(closeCode: 1007, failFastAt: 12 + sequence.count))
         }
-        // 6.4.3: the bad code point arrives in the middle of one frame's payload. This client
-        // validates whole frames, so it fails at the frame's end: NON-STRICT, as Autobahn rates it.
+        // 6.4.3: the bad code point arrives in the middle of one frame's payload: the client must
+        // fail at that byte, before the frame ends (it validates a text frame as it arrives).
         let chunked643 = serverFrame(1, kosme + [0xF4, 0x90, 0x80, 0x80] + Array("edited".utf8))
         add("6.4.3", "6 UTF-8 Handling", chunked643, Expected(closeCode: 1007, failFastAt: 2 + kosme.count + 1))
         let truncated = Array("𝄞".utf8)

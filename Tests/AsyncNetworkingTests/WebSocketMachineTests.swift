@@ -241,3 +241,23 @@ struct WebSocketDeflateEdgeTests {
         #expect(events == [.message(.text("first")), .message(.text("")), .message(.text("")), .message(.text("last"))])
     }
 }
+
+@Suite("WebSocket fail-fast UTF-8 inside a frame")
+struct WebSocketFailFastTests {
+    @Test func badByteFailsBeforeTheFrameEnds() {
+        var m = WebSocketConnectionMachine(maximumMessageSize: 1 << 20)
+        let frame = serverFrame(1, Array("valid start ".utf8) + [0xC0, 0x80] + [UInt8](repeating: 0x61, count: 10_000))
+        // Only the header and the first 20 payload bytes have arrived.
+        let events = m.receive(Array(frame[0..<24]))
+        #expect(events.contains { if case .failed(let error) = $0 { error.code == .invalidFramePayloadData } else { false } })
+    }
+
+    @Test func validTextArrivingInPiecesIsDeliveredOnce() {
+        var m = WebSocketConnectionMachine(maximumMessageSize: 1 << 20)
+        let text = String(repeating: "ünïcødé 𝄞 ", count: 3000)
+        let bytes = serverFrame(1, Array(text.utf8).prefix(10_000).map { $0 }, fin: false) + serverFrame(0, Array(Array(text.utf8)[10_000...]))
+        var events: [WebSocketConnectionMachine.Event] = []
+        for start in stride(from: 0, to: bytes.count, by: 333) { events += m.receive(Array(bytes[start..<min(start + 333, bytes.count)])) }
+        #expect(events == [.message(.text(text))])
+    }
+}

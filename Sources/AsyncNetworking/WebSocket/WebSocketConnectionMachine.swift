@@ -38,6 +38,9 @@ struct WebSocketConnectionMachine: Sendable {
     private var messageCompressed = false
     private var messageBuffer: [UInt8] = []
     private var utf8 = WebSocketUTF8Validator()
+    /// UTF-8 checking of a text frame whose payload is still arriving (fail fast inside a frame).
+    private var partialUTF8 = WebSocketUTF8Validator()
+    private var partialChecked = 0
 
     /// A machine for an open connection. `deflate` is what the handshake negotiated, if anything.
     init(maximumMessageSize: Int, deflate: PerMessageDeflateParameters? = nil) {
@@ -76,13 +79,44 @@ struct WebSocketConnectionMachine: Sendable {
         var events: [Event] = []
         while state != .closed {
             do {
-                guard let frame = try decoder.next() else { break }
+                guard let frame = try decoder.next() else {
+                    try checkPartialText()
+                    break
+                }
+                partialChecked = 0
                 try handle(frame, events: &events)
             } catch {
                 fail(error, events: &events)
             }
         }
         return events
+    }
+
+    /// Validates the UTF-8 of a text frame's payload as it arrives, before the frame is whole,
+    /// so a bad byte fails the connection at once (uncompressed text only; the whole frame is
+    /// validated again in ``append(_:events:)``).
+    private mutating func checkPartialText() throws(WebSocketProtocolError) {
+        let checked = partialChecked
+        let fresh = checked == 0
+        let start = utf8
+        let isNewMessage = messageOpcode == nil
+        let continuesText = messageOpcode == .text && !messageCompressed
+        var validator = partialUTF8
+        let outcome = decoder.withPartialPayload(from: checked) { opcode, rsv1, bytes -> Bool? in
+            switch opcode {
+            case .text where isNewMessage && !rsv1:
+                if fresh { validator = WebSocketUTF8Validator() }
+            case .continuation where continuesText:
+                if fresh { validator = start }
+            default:
+                return nil
+            }
+            return validator.feed(bytes)
+        }
+        guard let outcome, let valid = outcome.result else { return }
+        partialUTF8 = validator
+        partialChecked = outcome.received
+        guard valid else { throw .invalidData("a text message is not valid UTF-8") }
     }
 
     private mutating func fail(_ error: WebSocketProtocolError, events: inout [Event]) {

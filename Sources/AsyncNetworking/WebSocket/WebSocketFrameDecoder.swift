@@ -36,8 +36,17 @@ struct WebSocketFrameDecoder: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
-    /// The next whole frame, `nil` when more bytes are needed, or the violation its header shows.
-    mutating func next() throws(WebSocketProtocolError) -> WebSocketFrame? {
+    /// A frame header: what it declares and how many bytes it takes.
+    private struct Header {
+        var fin: Bool
+        var rsv1: Bool
+        var opcode: WebSocketOpcode
+        var headerLength: Int
+        var payloadLength: Int
+    }
+
+    /// The header at the read position, `nil` when more bytes are needed, or its violation.
+    private func header() throws(WebSocketProtocolError) -> Header? {
         let available = buffer.count - readIndex
         guard available >= 2 else { return nil }
         let first = buffer[readIndex]
@@ -71,16 +80,34 @@ struct WebSocketFrameDecoder: Sendable {
         if length > UInt64(maximumFramePayload) {
             throw .tooBig("a frame of \(length) bytes is over the limit of \(maximumFramePayload)")
         }
-        let payloadLength = Int(length)
-        guard available >= headerLength + payloadLength else { return nil }
-        let start = readIndex + headerLength
-        let payload = Array(buffer[start..<(start + payloadLength)])
-        readIndex = start + payloadLength
+        return Header(fin: fin, rsv1: rsv1, opcode: opcode, headerLength: headerLength, payloadLength: Int(length))
+    }
+
+    /// The next whole frame, `nil` when more bytes are needed, or the violation its header shows.
+    mutating func next() throws(WebSocketProtocolError) -> WebSocketFrame? {
+        guard let header = try header() else { return nil }
+        let available = buffer.count - readIndex
+        guard available >= header.headerLength + header.payloadLength else { return nil }
+        let start = readIndex + header.headerLength
+        let payload = Array(buffer[start..<(start + header.payloadLength)])
+        readIndex = start + header.payloadLength
         if readIndex == buffer.count {
             buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
             readIndex = 0
         }
-        return WebSocketFrame(fin: fin, rsv1: rsv1, opcode: opcode, payload: payload)
+        return WebSocketFrame(fin: header.fin, rsv1: header.rsv1, opcode: header.opcode, payload: payload)
+    }
+
+    /// The frame being received when its header is whole and its payload is not (after
+    /// ``next()`` returned `nil`): `body` gets its opcode, RSV1 and the payload bytes that arrived,
+    /// from `offset` on. `nil` when no such frame is pending. For failing fast inside a frame.
+    func withPartialPayload<R>(from offset: Int, _ body: (WebSocketOpcode, Bool, UnsafeRawBufferPointer) -> R) -> (result: R, received: Int)? {
+        guard let header = try? header() else { return nil }
+        let start = readIndex + header.headerLength
+        let received = min(buffer.count - start, header.payloadLength)
+        guard received >= 0, received < header.payloadLength, offset <= received else { return nil }
+        let result = buffer.withUnsafeBytes { body(header.opcode, header.rsv1, UnsafeRawBufferPointer(rebasing: $0[(start + offset)..<(start + received)])) }
+        return (result, received)
     }
 
     private mutating func compactIfNeeded() {

@@ -31,7 +31,7 @@ struct WebSocketHandshake: Sendable {
         url: URL, protocols: [String], headers: [(name: String, value: String)], compression: WebSocketCompression?,
         key: String = WebSocketHandshake.freshKey()
     ) {
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let path = components?.percentEncodedPath ?? ""
         let query = components?.percentEncodedQuery
         target = (path.isEmpty ? "/" : path) + (query.map { "?\($0)" } ?? "")
@@ -40,7 +40,6 @@ struct WebSocketHandshake: Sendable {
         if hostName.contains(":"), !hostName.hasPrefix("[") { hostName = "[\(hostName)]" } // IPv6 literal
         if let port = url.port, port != (secure ? 443 : 80) { hostName += ":\(port)" }
         host = hostName
-        components?.user = nil
         self.protocols = protocols
         self.headers = headers
         self.compression = compression
