@@ -249,7 +249,9 @@ private struct Connection {
             var timeout: Int32 = -1
             if let deadline { timeout = Int32(clamping: max(1, SafeTime.milliseconds(deadline - .now))) }
             if wantsInput, !readBlocked { timeout = 0 } // more to read: go round now
-            var fds = [pollfd(fd: socket, events: Int16(events), revents: 0), pollfd(fd: channel.wakeRead, events: Int16(POLLIN), revents: 0)]
+            // With nothing to wait for on the socket it is left out (fd -1): a hung-up socket
+            // would otherwise report POLLHUP at once, again and again, while the reader is behind.
+            var fds = [pollfd(fd: events == 0 ? -1 : socket, events: Int16(events), revents: 0), pollfd(fd: channel.wakeRead, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, timeout)
             if fds[1].revents != 0 { drainWakePipe() }
         }
