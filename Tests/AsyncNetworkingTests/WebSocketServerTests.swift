@@ -269,3 +269,22 @@ struct WebSocketLifetimeTests {
         }
     }
 }
+
+@Suite("WebSocket handshake timeout and cancellation", .enabled(if: WebSocketTestServer.python != nil, "python3 is not installed"))
+struct WebSocketHandshakeWaitTests {
+    @Test func handshakeTimesOut() async throws {
+        try await withWebSocketServer { server, manager in
+            let options = WebSocketOptions(handshakeTimeout: .milliseconds(300))
+            await expectWebSocketError({ _ = try await manager.webSocket(to: server.url("/silent"), options: options) }) { $0 == .transport(.timedOut) }
+        }
+    }
+
+    @Test func cancellingTheHandshakeThrowsCancelled() async throws {
+        try await withWebSocketServer { server, manager in
+            let opening = Task { try await manager.webSocket(to: server.url("/silent")) }
+            try await Task.sleep(for: .milliseconds(100))
+            opening.cancel()
+            await expectWebSocketError({ _ = try await opening.value }) { $0 == .cancelled }
+        }
+    }
+}

@@ -8,7 +8,7 @@ import Glibc
 /// `/fragmented` (a fragmented text with a ping and a pong inside), `/server-close`, protocol
 /// violations (`/rsv`, `/opcode`, `/bad-utf8`, `/bad-close-code`, `/big-control`, `/too-big`,
 /// `/bomb`), handshake faults (`/status`, `/redirect`, `/bad-accept`, `/wrong-protocol`,
-/// `/unoffered-extension`), `/no-close-echo`, `/drop`, `/flood` (many 1 MiB messages, then
+/// `/unoffered-extension`, `/silent`: no answer), `/no-close-echo`, `/drop`, `/flood` (many 1 MiB messages, then
 /// `done`), `/stall` (reads nothing). permessage-deflate is accepted when offered (`?params=`
 /// adds response parameters, `?nodeflate` refuses it). With a certificate and key it speaks TLS.
 final class WebSocketTestServer: Sendable {
@@ -222,6 +222,9 @@ def serve(conn):
         query = parse_qs(url.query)
         key = headers.get("sec-websocket-key", "")
         accept = base64.b64encode(hashlib.sha1(key.encode() + GUID).digest()).decode()
+        if path == "/silent":
+            time.sleep(30)  # never answers the handshake
+            return
         if path == "/status":
             conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
             return
