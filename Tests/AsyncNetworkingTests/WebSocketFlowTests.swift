@@ -117,7 +117,7 @@ struct WebSocketFlowTests {
     @Test func secureWebSocketRefusesAnUntrustedServer() async throws {
         guard TestPKI.isAvailable else { return }
         let pki = try TestPKI.make()
-        let server = try WebSocketTestServer(certificate: pki.file("good-chain.pem"), key: pki.file("good.key"))
+        let server = try await startWebSocketServer { try WebSocketTestServer(certificate: pki.file("good-chain.pem"), key: pki.file("good.key")) }
         defer { server.stop() }
         let manager = SessionManager(transport: .curl) // system roots: the test CA is not among them
         _ = try await withDeadline {

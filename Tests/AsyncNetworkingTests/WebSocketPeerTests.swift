@@ -7,7 +7,9 @@ import Testing
 @Suite("WebSocket against the PyPI websockets server", .enabled(if: WebSocketTestServer.hasWebsocketsPackage, "the PyPI websockets package is not installed (python3 -m pip install websockets)"))
 struct WebSocketPeerTests {
     private func withPeer(compression: Bool = true, _ body: @escaping @Sendable (WebSocketTestServer, SessionManager) async throws -> Void) async throws {
-        let server = try WebSocketTestServer(script: WebSocketTestServer.websocketsPeerScript, arguments: compression ? [] : ["--no-compression"])
+        let server = try await startWebSocketServer {
+            try WebSocketTestServer(script: WebSocketTestServer.websocketsPeerScript, arguments: compression ? [] : ["--no-compression"])
+        }
         defer { server.stop() }
         let manager = SessionManager(transport: .curl)
         try await withDeadline { try await body(server, manager) }

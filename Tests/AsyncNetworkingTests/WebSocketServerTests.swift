@@ -2,6 +2,14 @@ import Foundation
 import Testing
 @testable import AsyncNetworking
 
+/// Starts a ``WebSocketTestServer`` on a thread of its own: it blocks until the python peer prints
+/// its port, which must not hold a thread of the cooperative pool while the suite runs in parallel.
+func startWebSocketServer(_ make: @escaping @Sendable () throws -> WebSocketTestServer) async throws -> WebSocketTestServer {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try make() }) }.start()
+    }
+}
+
 /// Runs `body` with a fresh ``WebSocketTestServer`` and a curl manager, under a hang deadline.
 func withWebSocketServer<T: Sendable>(
     tls: Bool = false, _ body: @escaping @Sendable (WebSocketTestServer, SessionManager) async throws -> T
@@ -10,10 +18,10 @@ func withWebSocketServer<T: Sendable>(
     var policy = SecurityPolicy.default
     if tls {
         let pki = try TestPKI.make()
-        server = try WebSocketTestServer(certificate: pki.file("good-chain.pem"), key: pki.file("good.key"))
+        server = try await startWebSocketServer { try WebSocketTestServer(certificate: pki.file("good-chain.pem"), key: pki.file("good.key")) }
         policy = SecurityPolicy(evaluation: .customRoots([try pki.certificate("ca.pem")]))
     } else {
-        server = try WebSocketTestServer()
+        server = try await startWebSocketServer { try WebSocketTestServer() }
     }
     defer { server.stop() }
     let manager = SessionManager(transport: .curl, securityPolicy: policy)
