@@ -114,6 +114,19 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// The transport cannot route through the requested ``ProxyConfiguration``: the URLSession
         /// transport on Linux takes only ``ProxyConfiguration/environment``.
         case proxyUnsupported
+        /// A WebSocket opening handshake was refused: the server did not answer `101 Switching
+        /// Protocols` (a redirect included: handshakes follow none), or its answer broke RFC 6455
+        /// §4.2.2 / RFC 7692 (`Sec-WebSocket-Accept`, `Upgrade`, `Connection`, a subprotocol or
+        /// extension that was not offered). ``NetworkingError/response`` carries the answer's
+        /// status and fields when it was HTTP. Also thrown for options or header fields refused
+        /// before anything was sent.
+        case webSocketHandshakeFailed
+        /// A WebSocket connection failed: the peer broke RFC 6455/7692 or passed a limit, and this
+        /// client closed it with `closeCode` (1002 protocol error, 1007 invalid data, 1009
+        /// message too big); or the peer's close handshake did not finish in time.
+        case webSocketFailed(closeCode: UInt16)
+        /// A WebSocket is closed or closing: nothing more can be sent or pinged.
+        case webSocketClosed
     }
 
     /// What went wrong.
@@ -226,6 +239,9 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .invalidTimeout: "invalidTimeout"
         case .proxyFailed: "proxyFailed"
         case .proxyUnsupported: "proxyUnsupported"
+        case .webSocketHandshakeFailed: "webSocketHandshakeFailed"
+        case .webSocketFailed(let code): "webSocketFailed(closeCode: \(code))"
+        case .webSocketClosed: "webSocketClosed"
         }
     }
 

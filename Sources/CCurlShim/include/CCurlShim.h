@@ -309,3 +309,5 @@ size_t ancurl_drain_take(int port, void *buffer, size_t capacity);
 
 /* Content decoders over dlopen'd zlib, brotli and zstd (ANContentDecoder.h). */
 #include "ANContentDecoder.h"
+/* ---- WebSocket (issue 24): permessage-deflate over zlib and raw I/O on CONNECT_ONLY ---- */
+#include "ANWebSocket.h"

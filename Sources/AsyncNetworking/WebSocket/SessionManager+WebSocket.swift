@@ -1,0 +1,152 @@
+#if os(Linux) && canImport(CCurlShim)
+import CCurlShim
+#endif
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension SessionManager {
+    /// Opens a WebSocket connection (RFC 6455) to `url` and returns it once the opening handshake
+    /// succeeded.
+    ///
+    /// The connection is the curl transport's: TLS, the ``SecurityPolicy`` for the host (custom
+    /// roots, pins, client identities, ``SecurityPolicy/disabled``), environment proxies
+    /// (tunnelled with `CONNECT`) apply as for HTTP. Handshakes follow no redirect: a 3xx answer
+    /// throws ``NetworkingError/Kind/webSocketHandshakeFailed``.
+    ///
+    /// - Parameters:
+    ///   - url: `ws`, `wss`, `http` or `https`; others throw ``NetworkingError/Kind/unsupportedScheme(_:)``.
+    ///   - protocols: subprotocols to offer, in order of preference (default none); the server's
+    ///     choice is ``WebSocket/negotiatedProtocol``, and a choice not offered fails the handshake.
+    ///   - headers: extra header fields for the handshake request (for example `Authorization`,
+    ///     `Origin`, `Cookie`); the handshake's own fields (`Upgrade`, `Sec-WebSocket-*`, ...) are
+    ///     refused with ``NetworkingError/Kind/webSocketHandshakeFailed``. Default none.
+    ///   - options: limits, compression and timeouts (``WebSocketOptions``; defaults documented there).
+    ///
+    /// Suspends while connecting and during the handshake (bounded by
+    /// ``WebSocketOptions/handshakeTimeout``). Cancellation throws ``NetworkingError/Kind/cancelled``
+    /// and abandons the connection. On the URLSession transport (Linux) and the stub transport
+    /// this throws ``NetworkingError/Kind/unsupportedOperation``: WebSockets need the curl transport.
+    public func webSocket(
+        to url: URL, protocols: [String] = [], headers: [String: String] = [:], options: WebSocketOptions = WebSocketOptions()
+    ) async throws(NetworkingError) -> WebSocket {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let httpScheme: String
+        switch scheme {
+        case "ws", "http": httpScheme = "http"
+        case "wss", "https": httpScheme = "https"
+        default: throw NetworkingError(.unsupportedScheme(scheme), "a WebSocket URL is ws, wss, http or https: \(NetworkingError.redacted(url))")
+        }
+        guard url.host?.isEmpty == false, var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            throw NetworkingError(.invalidURL, "a WebSocket URL needs a host")
+        }
+        components.scheme = httpScheme
+        components.fragment = nil
+        guard let httpURL = components.url else { throw NetworkingError(.invalidURL, "the WebSocket URL cannot be used") }
+        try Self.checkWebSocketArguments(protocols: protocols, headers: headers, options: options)
+        let policy = try securityPolicy(checking: URLRequest(url: httpURL))
+        #if os(Linux) && canImport(CCurlShim)
+        guard case .curl = engine else {
+            throw NetworkingError(.unsupportedOperation, "WebSockets need the curl transport; this manager uses \(engineName) (on Linux, URLSession has no working WebSocket support)")
+        }
+        let tls = CurlTLSOptions(policy: policy)
+        if tls.serverTrustEvaluator != nil {
+            throw NetworkingError(.securityPolicyUnsupported, "a server trust evaluator cannot be applied to WebSocket connections yet; nothing was sent")
+        }
+        var fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        let configured = configurationHeaders.applied(to: URLRequest(url: httpURL)).allHTTPHeaderFields ?? [:]
+        for (name, value) in configured.sorted(by: { $0.key < $1.key })
+        where !fields.contains(where: { $0.name.lowercased() == name.lowercased() }) && !WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
+            fields.append((name, value))
+        }
+        let handshake = WebSocketHandshake(url: httpURL, protocols: protocols, headers: fields, compression: options.compression)
+        var request = WebSocketConnectRequest(url: httpURL, handshake: handshake, tls: tls, options: options)
+        let proxy = self.proxy
+        request.proxy = proxy.server(for: httpURL)
+        request.usesEnvironmentProxy = proxy.mode == .environment
+        return try await WebSocket.connect(request)
+        #else
+        _ = policy
+        throw NetworkingError(.unsupportedOperation, "WebSockets need the curl transport, which this platform does not have")
+        #endif
+    }
+
+    private nonisolated var engineName: String {
+        switch engine {
+        case .urlSession: "URLSession"
+        case .stubs: "stubs"
+        default: "another transport"
+        }
+    }
+
+    static func checkWebSocketArguments(protocols: [String], headers: [String: String], options: WebSocketOptions) throws(NetworkingError) {
+        let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        for name in protocols where name.isEmpty || !name.allSatisfy({ tokenCharacters.contains($0) }) {
+            throw NetworkingError(.webSocketHandshakeFailed, "the subprotocol \(name.debugDescription) is not an HTTP token; nothing was sent")
+        }
+        guard Set(protocols).count == protocols.count else {
+            throw NetworkingError(.webSocketHandshakeFailed, "a subprotocol is offered twice; nothing was sent")
+        }
+        for (name, value) in headers {
+            if WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
+                throw NetworkingError(.webSocketHandshakeFailed, "the header field \(name) belongs to the WebSocket handshake; nothing was sent")
+            }
+            if name.isEmpty || !name.allSatisfy({ tokenCharacters.contains($0) }) || value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+                throw NetworkingError(.webSocketHandshakeFailed, "the header field \(name.debugDescription) is malformed; nothing was sent")
+            }
+        }
+        if let compression = options.compression, !compression.isValid {
+            throw NetworkingError(.webSocketHandshakeFailed, "permessage-deflate window bits are out of range (client 9–15, server 8–15); nothing was sent")
+        }
+        guard options.maximumMessageSize > 0, options.receiveBufferSize > 0, options.sendBufferSize > 0,
+              options.handshakeTimeout > .zero, options.closeTimeout > .zero else {
+            throw NetworkingError(.webSocketHandshakeFailed, "WebSocket sizes and timeouts must be positive; nothing was sent")
+        }
+    }
+}
+
+#if os(Linux) && canImport(CCurlShim)
+extension WebSocket {
+    /// Starts the I/O thread and waits for the opening handshake.
+    static func connect(_ request: WebSocketConnectRequest) async throws(NetworkingError) -> WebSocket {
+        do {
+            try CurlLibrary.load()
+        } catch {
+            throw NetworkingError(.transportUnavailable, "libcurl cannot be loaded: \(error.message)")
+        }
+        guard an_ws_curl_load() == 0 else {
+            throw NetworkingError(.transportUnavailable, "libcurl has no curl_easy_send/curl_easy_recv")
+        }
+        let channel = try WebSocketChannel(options: request.options)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketChannelState.VoidResult, Never>) in
+                let cancelled = channel.state.withLock { state in
+                    if Task.isCancelled { return true }
+                    state.opener = continuation
+                    return false
+                }
+                if cancelled {
+                    continuation.resume(returning: .failure(NetworkingError(.cancelled, "the WebSocket was cancelled while connecting")))
+                } else {
+                    WebSocketCurlIO.start(request, channel: channel)
+                }
+            }
+        } onCancel: {
+            channel.update { state in
+                guard state.phase == .connecting else { return [] }
+                state.phase = .finished
+                guard let opener = state.opener else { return [] }
+                state.opener = nil
+                return [{ opener.resume(returning: .failure(NetworkingError(.cancelled, "the WebSocket was cancelled while connecting"))) }]
+            }
+            channel.wake()
+        }
+        try result.get()
+        guard let outcome = channel.state.withLock({ $0.handshake }) else {
+            throw NetworkingError(.webSocketClosed, "the WebSocket closed while opening")
+        }
+        return WebSocket(channel: channel, outcome: outcome)
+    }
+}
+#endif

@@ -1,0 +1,172 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The shared half of one WebSocket: its state under one lock, and the pipe that wakes its I/O
+/// thread (``WebSocketCurlIO``) when a caller queued output, read a message from a full queue,
+/// or started to close.
+final class WebSocketChannel: Sendable {
+    let state: SanitizedMutex<WebSocketChannelState>
+    /// The pipe's read end (polled by the I/O thread) and write end (written by callers).
+    let wakeRead: Int32
+    let wakeWrite: Int32
+
+    init(options: WebSocketOptions) throws(NetworkingError) {
+        state = SanitizedMutex(WebSocketChannelState(options: options))
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else {
+            throw NetworkingError(.transport(.resourceUnavailable), "cannot create a pipe: errno \(errno)")
+        }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
+    }
+
+    deinit {
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
+    }
+
+    /// Wakes the I/O thread (a byte on the pipe; a full pipe already wakes it).
+    func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    /// Runs `body` under the lock, then the continuations it returned.
+    func update(_ body: (inout WebSocketChannelState) -> [WebSocketResumption]) {
+        let resumptions = state.withLock { body(&$0) }
+        for resume in resumptions { resume() }
+    }
+
+    // MARK: caller operations
+
+    /// The next message; suspends while none is queued. Cancellation throws `.cancelled` and
+    /// starts the close handshake with 1001.
+    func nextMessage() async throws(NetworkingError) -> WebSocketMessage? {
+        let (immediate, resumesInput): (WebSocketChannelState.MessageResult?, Bool) = state.withLock { state in
+            if state.reader != nil {
+                return (.failure(NetworkingError(.unsupportedOperation, "a WebSocket's messages are read by one task at a time")), false)
+            }
+            let result = state.takeMessage()
+            return (result, state.readPaused && state.wantsInput)
+        }
+        if resumesInput { wake() }
+        if let immediate { return try immediate.get() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketChannelState.MessageResult, Never>) in
+                let resumptions: [WebSocketResumption] = state.withLock { state in
+                    if Task.isCancelled { return [{ continuation.resume(returning: .failure(NetworkingError(.cancelled, "the task reading the WebSocket was cancelled"))) }] }
+                    if let result = state.takeMessage() { return [{ continuation.resume(returning: result) }] }
+                    state.reader = continuation
+                    return []
+                }
+                for resume in resumptions { resume() }
+            }
+        } onCancel: {
+            update { $0.cancelReader() }
+            wake()
+        }
+        if case .failure(let error) = result, error.kind == .cancelled {
+            update { $0.cancelReader() }
+            wake()
+        }
+        return try result.get()
+    }
+
+    /// Queues a message's frames; suspends first while the output is over its limit.
+    func send(_ message: WebSocketMessage) async throws(NetworkingError) {
+        while true {
+            if Task.isCancelled { throw NetworkingError(.cancelled, "the task sending on the WebSocket was cancelled") }
+            let queued: Result<Bool, NetworkingError> = state.withLock { state in
+                guard state.phase == .open, !state.isProtocolDone, var machine = state.machine else {
+                    return .failure(NetworkingError(.webSocketClosed, "the WebSocket is closed"))
+                }
+                guard state.bufferedOutput <= state.options.sendBufferSize else { return .success(false) }
+                guard let bytes = machine.encode(message) else {
+                    return .failure(NetworkingError(.webSocketClosed, "the WebSocket is closing"))
+                }
+                state.machine = machine
+                state.outbound += bytes
+                return .success(true)
+            }
+            if try queued.get() {
+                wake()
+                return
+            }
+            try await waitForRoom()
+        }
+    }
+
+    private func waitForRoom() async throws(NetworkingError) {
+        let id = state.withLock { $0.makeID() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketChannelState.VoidResult, Never>) in
+                let resumptions: [WebSocketResumption] = state.withLock { state in
+                    if Task.isCancelled { return [{ continuation.resume(returning: .failure(NetworkingError(.cancelled, "the send was cancelled"))) }] }
+                    state.senders.append((id, continuation))
+                    return state.releaseSenders()
+                }
+                for resume in resumptions { resume() }
+            }
+        } onCancel: {
+            update { state in
+                guard let index = state.senders.firstIndex(where: { $0.id == id }) else { return [] }
+                let sender = state.senders.remove(at: index)
+                return [{ sender.continuation.resume(returning: .failure(NetworkingError(.cancelled, "the send was cancelled"))) }]
+            }
+        }
+        try result.get()
+    }
+
+    /// Sends a ping and suspends until its pong (or a later one) arrives.
+    func ping() async throws(NetworkingError) {
+        let id = state.withLock { $0.makeID() }
+        let payload = withUnsafeBytes(of: id.bigEndian) { Array($0) }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketChannelState.VoidResult, Never>) in
+                let resumptions: [WebSocketResumption] = state.withLock { state in
+                    if Task.isCancelled { return [{ continuation.resume(returning: .failure(NetworkingError(.cancelled, "the ping was cancelled"))) }] }
+                    guard state.phase == .open, !state.isProtocolDone, let frame = state.machine?.encodePing(payload) else {
+                        return [{ continuation.resume(returning: .failure(NetworkingError(.webSocketClosed, "the WebSocket is closed"))) }]
+                    }
+                    state.outbound += frame
+                    state.pings.append((id, payload, continuation))
+                    return []
+                }
+                wake()
+                for resume in resumptions { resume() }
+            }
+        } onCancel: {
+            update { state in
+                guard let index = state.pings.firstIndex(where: { $0.id == id }) else { return [] }
+                let ping = state.pings.remove(at: index)
+                return [{ ping.continuation.resume(returning: .failure(NetworkingError(.cancelled, "the ping was cancelled"))) }]
+            }
+        }
+        try result.get()
+    }
+
+    /// Starts the close handshake (if not started) and suspends until the connection is closed.
+    func close(code: WebSocketCloseCode, reason: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done: Bool = state.withLock { state in
+                state.startClose(code: code, reason: reason)
+                if state.phase == .finished { return true }
+                state.closers.append(continuation)
+                return false
+            }
+            if done { continuation.resume() } else { wake() }
+        }
+    }
+
+    /// The WebSocket object was released without closing: close with 1001, nobody waits.
+    func abandon() {
+        state.withLock { $0.startClose(code: .goingAway, reason: "") }
+        wake()
+    }
+}
