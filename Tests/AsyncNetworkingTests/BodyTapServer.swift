@@ -9,22 +9,22 @@ import Glibc
 /// the body is answered `200` with `got N`. While ``stalled`` the server reads nothing more (TCP
 /// holds the client back). One thread per connection, none on the cooperative pool.
 final class BodyTapServer: Sendable {
-    let port: UInt16
-    private let listener: Int32
+    private let connections: RawSocketServer
     private let state = SanitizedMutex(State())
 
     private struct State {
-        var stopped = false
         var stalled = false
         var received = 0
-        var open: Set<Int32> = []
     }
+
+    /// The port it listens on.
+    var port: UInt16 { connections.port }
 
     /// Starts the server; `stalled` makes it read request heads but no body.
     init(stalled: Bool = false) throws {
-        (listener, port) = try openLoopbackListener()
+        connections = try RawSocketServer()
         state.withLock { $0.stalled = stalled }
-        Thread { [self] in acceptLoop() }.start()
+        connections.start { [self] client in serve(client) }
     }
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
@@ -32,36 +32,8 @@ final class BodyTapServer: Sendable {
     /// Payload bytes received so far, over every request.
     var received: Int { state.withLock { $0.received } }
 
-    /// Stops accepting and ends every connection. Idempotent. Sockets are shut down under the
-    /// lock, while their serving threads cannot have closed them (they leave the set under the
-    /// same lock before closing), so no descriptor number reused elsewhere is ever touched.
-    func stop() {
-        state.withLock { state in
-            guard !state.stopped else { return }
-            state.stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-            for socket in state.open { shutdown(socket, Int32(SHUT_RDWR)) }
-        }
-    }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 { return }
-            let admitted = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
-                state.open.insert(client)
-                return true
-            }
-            guard admitted else { close(client); return }
-            Thread { [self] in
-                serve(client)
-                state.withLock { _ = $0.open.remove(client) }
-                close(client)
-            }.start()
-        }
-    }
+    /// Stops the server and ends every connection.
+    func stop() { connections.stop() }
 
     private func serve(_ client: Int32) {
         var buffer = [UInt8]()
@@ -70,10 +42,7 @@ final class BodyTapServer: Sendable {
         buffer.removeFirst(headEnd + 4)
         if state.withLock({ $0.stalled }) {
             // Read nothing more until the client goes away (or the server stops).
-            var byte: UInt8 = 0
-            _ = recv(client, &byte, 0, 0)
-            while !state.withLock({ $0.stopped }) { usleep(20_000) }
-            return
+            return connections.holdUntilStopped()
         }
         var total = 0
         while true {

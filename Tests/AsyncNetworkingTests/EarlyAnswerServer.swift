@@ -14,33 +14,19 @@ import Synchronization
 ///   200 with `early` — with `Connection: close` unless the path ends in `/keep`, then closes.
 /// - `/landed`: reads the whole body (its `Content-Length`) and answers `200` with `got N`.
 final class EarlyAnswerServer: Sendable {
-    let port: UInt16
-    private let listener: Int32
+    private let connections: RawSocketServer
     private let state = SanitizedMutex(State())
 
     private struct State {
-        var stopped = false
-        var open: Set<Int32> = []
         var landedBodies: [Int] = []
     }
 
+    /// The port it listens on.
+    var port: UInt16 { connections.port }
+
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 128) == 0 else { close(listener); throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
-        self.listener = listener
-        Thread { [self] in acceptLoop() }.start()
+        connections = try RawSocketServer()
+        connections.start { [self] client in serve(client) }
     }
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
@@ -48,36 +34,8 @@ final class EarlyAnswerServer: Sendable {
     /// Body lengths `/landed` received, in arrival order.
     var landedBodies: [Int] { state.withLock { $0.landedBodies } }
 
-    /// Stops accepting and ends every connection. Idempotent. Sockets are shut down under the
-    /// lock, while their serving threads cannot have closed them (they leave the set under the
-    /// same lock before closing), so no descriptor number reused elsewhere is ever touched.
-    func stop() {
-        state.withLock { state in
-            guard !state.stopped else { return }
-            state.stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-            for socket in state.open { shutdown(socket, Int32(SHUT_RDWR)) }
-        }
-    }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 { return }
-            let admitted = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
-                state.open.insert(client)
-                return true
-            }
-            guard admitted else { close(client); return }
-            Thread { [self] in
-                serve(client)
-                state.withLock { _ = $0.open.remove(client) }
-                close(client)
-            }.start()
-        }
-    }
+    /// Stops the server and ends every connection.
+    func stop() { connections.stop() }
 
     private func serve(_ client: Int32) {
         var buffer = [UInt8]()

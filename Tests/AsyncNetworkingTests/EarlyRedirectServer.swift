@@ -11,24 +11,19 @@ import Synchronization
 /// `200` with the body's length as its text. A client that waits to finish sending the first body
 /// before following the redirect stalls until it times out.
 final class EarlyRedirectServer: Sendable {
-    let port: UInt16
-    private let listener: Int32
+    private let connections: RawSocketServer
     private let state = SanitizedMutex(State())
 
     private struct State {
-        var stopped = false
-        var openSockets: [Int32] = []
-        /// Connections left open, unread, after a 307 (closed by `stop()`).
-        var abandoned: [Int32] = []
         var secondBodies: [Int] = []
     }
 
+    /// The port it listens on.
+    var port: UInt16 { connections.port }
+
     init() throws {
-        let (listener, port) = try openLoopbackListener()
-        self.port = port
-        self.listener = listener
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        connections = try RawSocketServer()
+        connections.start { [self] client in serve(client) }
     }
 
     /// Body lengths received by `/second`, in arrival order.
@@ -36,42 +31,8 @@ final class EarlyRedirectServer: Sendable {
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    /// Stops accepting and ends every connection. Idempotent. Sockets are shut down under the
-    /// lock, while their serving threads cannot have closed them (they leave the set under the
-    /// same lock before closing), so no descriptor number another test reuses is ever touched.
-    func stop() {
-        let abandoned = state.withLock { state -> [Int32] in
-            guard !state.stopped else { return [] }
-            state.stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-            for socket in state.openSockets { shutdown(socket, Int32(SHUT_RDWR)) }
-            defer { state.openSockets.removeAll { state.abandoned.contains($0) }; state.abandoned.removeAll() }
-            return state.abandoned
-        }
-        for socket in abandoned { close(socket) }
-    }
-
-    /// A serving thread is done with `client`: it leaves the open set, then is closed.
-    private func finish(_ client: Int32) {
-        state.withLock { $0.openSockets.removeAll { $0 == client } }
-        close(client)
-    }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 { return }
-            let keep = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
-                state.openSockets.append(client)
-                return true
-            }
-            guard keep else { close(client); return }
-            let thread = Thread { [self] in serve(client) }
-            thread.start()
-        }
-    }
+    /// Stops the server and ends every connection (those left open after a 307 included).
+    func stop() { connections.stop() }
 
     private func serve(_ client: Int32) {
         var buffer = [UInt8]()
@@ -82,7 +43,7 @@ final class EarlyRedirectServer: Sendable {
             while headEnd == nil {
                 if let range = Self.find([13, 10, 13, 10], in: buffer) { headEnd = range; break }
                 let count = read(client, &chunk, chunk.count)
-                if count <= 0 { finish(client); return }
+                if count <= 0 { return }
                 buffer += chunk[0..<count]
             }
             let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
@@ -95,13 +56,13 @@ final class EarlyRedirectServer: Sendable {
             }.first ?? 0
             if target.hasPrefix("/first") {
                 send(client, "HTTP/1.1 307 Temporary Redirect\r\nLocation: /second\r\nContent-Length: 0\r\n\r\n")
-                // Never read again: the connection stays open and full until the client gives up.
-                state.withLock { $0.abandoned.append(client) }
-                return
+                // Never read again: the connection stays open and full until the client gives up
+                // (or the server stops).
+                return connections.holdUntilStopped()
             }
             while buffer.count < length {
                 let count = read(client, &chunk, chunk.count)
-                if count <= 0 { finish(client); return }
+                if count <= 0 { return }
                 buffer += chunk[0..<count]
             }
             buffer.removeFirst(length)

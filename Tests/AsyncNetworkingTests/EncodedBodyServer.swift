@@ -15,36 +15,20 @@ final class EncodedBodyServer: Sendable {
         var bytes: Data
     }
 
-    let port: UInt16
-    private let listener: Int32
+    private let connections: RawSocketServer
     private let state = SanitizedMutex(State())
 
+    /// The port it listens on.
+    var port: UInt16 { connections.port }
+
     private struct State {
-        var stopped = false
-        var open: [Int32] = []
         var bodies: [String: Body] = [:]
         var acceptEncodings: [String] = []
     }
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
-        var one: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 64) == 0 else { close(listener); throw POSIXError(.EADDRINUSE) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
-        self.listener = listener
-        Thread { [self] in acceptLoop() }.start()
+        connections = try RawSocketServer()
+        connections.start { [self] client in serve(client) }
     }
 
     /// Serves `bytes` at `/name` with `Content-Encoding: contentEncoding`.
@@ -57,38 +41,10 @@ final class EncodedBodyServer: Sendable {
 
     func url(_ name: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(name)")! }
 
-    /// Stops accepting and ends every connection. Idempotent. Sockets are shut down under the
-    /// lock, while their serving threads cannot have closed them (they leave the set under the
-    /// same lock before closing), so no descriptor number reused elsewhere is ever touched.
-    func stop() {
-        state.withLock { state in
-            guard !state.stopped else { return }
-            state.stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-            for socket in state.open { shutdown(socket, Int32(SHUT_RDWR)) }
-        }
-    }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 { return }
-            let keep = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
-                state.open.append(client)
-                return true
-            }
-            guard keep else { close(client); return }
-            Thread { [self] in serve(client) }.start()
-        }
-    }
+    /// Stops the server and ends every connection.
+    func stop() { connections.stop() }
 
     private func serve(_ client: Int32) {
-        defer {
-            state.withLock { $0.open.removeAll { $0 == client } }
-            close(client)
-        }
         var head = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while !head.suffix(4).elementsEqual([13, 10, 13, 10]) {

@@ -1,4 +1,5 @@
 import Foundation
+@testable import AsyncNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,4 +25,64 @@ func openLoopbackListener(backlog: Int32 = 64) throws -> (listener: Int32, port:
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
     }
     return (listener, UInt16(bigEndian: address.sin_port))
+}
+
+/// The connection machinery every raw-socket test server shares: a listener on 127.0.0.1, an
+/// accept loop and a thread per connection (none on the cooperative pool), and a `stop()` that
+/// touches only descriptors it still owns.
+///
+/// The rule it keeps: a connection's descriptor is shut down only under the lock while it is in
+/// the open set, and its serving thread leaves the set under that lock before closing it — so a
+/// descriptor number the kernel has handed to someone else (another test's socket, curl's) is
+/// never shut down or closed here. `stop()` is idempotent.
+final class RawSocketServer: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let state = SanitizedMutex<(stopped: Bool, open: Set<Int32>)>((false, []))
+
+    /// Opens the listener; nothing is accepted before ``start(_:)``.
+    init() throws {
+        (listener, port) = try openLoopbackListener()
+    }
+
+    /// Accepts connections and runs `serve` for each on a thread of its own; the connection is
+    /// closed when `serve` returns (or ended by ``stop()``).
+    func start(_ serve: @escaping @Sendable (Int32) -> Void) {
+        Thread { [self] in
+            while true {
+                let client = accept(listener, nil, nil)
+                if client < 0 { return }
+                let admitted = state.withLock { state -> Bool in
+                    guard !state.stopped else { return false }
+                    state.open.insert(client)
+                    return true
+                }
+                guard admitted else { close(client); return }
+                Thread { [self] in
+                    serve(client)
+                    state.withLock { _ = $0.open.remove(client) }
+                    close(client)
+                }.start()
+            }
+        }.start()
+    }
+
+    /// Whether ``stop()`` was called (a serving thread that holds a connection open waits for it).
+    var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// Stops accepting and shuts every open connection down (their threads close them).
+    func stop() {
+        state.withLock { state in
+            guard !state.stopped else { return }
+            state.stopped = true
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+            for socket in state.open { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Holds the calling serving thread until ``stop()`` (a connection left open on purpose).
+    func holdUntilStopped() {
+        while !isStopped { usleep(20_000) }
+    }
 }

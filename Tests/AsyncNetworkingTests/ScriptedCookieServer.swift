@@ -21,24 +21,22 @@ final class ScriptedCookieServer: Sendable {
         var cookie: String?
     }
 
-    let port: UInt16
-    private let listener: Int32
+    private let connections: RawSocketServer
     private let state: SanitizedMutex<State>
 
     private struct State {
-        var stopped = false
         var answers: [String: Answer]
         var seen: [Seen] = []
-        var open: [Int32] = []
     }
+
+    /// The port it listens on.
+    var port: UInt16 { connections.port }
 
     /// Starts serving `answers`, keyed by path (the query is ignored for the lookup).
     init(_ answers: [String: Answer]) throws {
-        let (listener, port) = try openLoopbackListener()
-        self.port = port
-        self.listener = listener
-        self.state = SanitizedMutex(State(answers: answers))
-        Thread { [self] in acceptLoop() }.start()
+        connections = try RawSocketServer()
+        state = SanitizedMutex(State(answers: answers))
+        connections.start { [self] client in serve(client) }
     }
 
     func url(_ path: String, host: String = "127.0.0.1") -> URL { URL(string: "http://\(host):\(port)\(path)")! }
@@ -51,35 +49,10 @@ final class ScriptedCookieServer: Sendable {
         seen.last { $0.target.split(separator: "?").first.map(String.init) == path }?.cookie
     }
 
-    func stop() {
-        let sockets = state.withLock { state -> [Int32] in
-            state.stopped = true
-            return state.open
-        }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for socket in sockets { shutdown(socket, Int32(SHUT_RDWR)) }
-    }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 { return }
-            let keep = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
-                state.open.append(client)
-                return true
-            }
-            guard keep else { close(client); return }
-            Thread { [self] in serve(client) }.start()
-        }
-    }
+    /// Stops the server and ends every connection.
+    func stop() { connections.stop() }
 
     private func serve(_ client: Int32) {
-        defer {
-            state.withLock { $0.open.removeAll { $0 == client } }
-            close(client)
-        }
         var buffer = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while !buffer.contains(subsequence: [13, 10, 13, 10]) {

@@ -190,49 +190,22 @@ import LoopbackServer
 /// A server that answers every request with `302` to `location`, announces a 100 000-byte body,
 /// sends 10 bytes of it and then holds the connection open without another byte (until `stop()`).
 final class StalledRedirectServer: Sendable {
-    let port: UInt16
-    private let listener: Int32
+    private let connections: RawSocketServer
     private let location: String
-    private let state = SanitizedMutex<(stopped: Bool, sockets: [Int32])>((false, []))
+
+    /// The port it listens on.
+    var port: UInt16 { connections.port }
 
     init(location: String) throws {
         self.location = location
-        let (listener, port) = try openLoopbackListener()
-        self.port = port
-        self.listener = listener
-        Thread { [self] in acceptLoop() }.start()
+        connections = try RawSocketServer()
+        connections.start { [self] client in serve(client) }
     }
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    /// Stops accepting and ends every connection (their serving threads close them). Idempotent.
-    func stop() {
-        state.withLock { state in
-            guard !state.stopped else { return }
-            state.stopped = true
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-            for socket in state.sockets { shutdown(socket, Int32(SHUT_RDWR)) }
-        }
-    }
-
-    private func acceptLoop() {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 { return }
-            let keep = state.withLock { state -> Bool in
-                guard !state.stopped else { return false }
-                state.sockets.append(client)
-                return true
-            }
-            guard keep else { close(client); return }
-            Thread { [self] in
-                serve(client)
-                state.withLock { $0.sockets.removeAll { $0 == client } }
-                close(client)
-            }.start()
-        }
-    }
+    /// Stops the server and ends every connection.
+    func stop() { connections.stop() }
 
     private func serve(_ client: Int32) {
         // Read the request head, answer, then hold the connection until the client closes it.
