@@ -32,3 +32,36 @@ struct WebSocketProxyTests {
         }
     }
 }
+
+/// The manager's cookie jar applies to the opening handshake as to an HTTP request.
+@Suite("WebSocket and the cookie jar", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+struct WebSocketCookieTests {
+    @Test func theHandshakeSendsTheJarsCookiesAndStoresTheOnesItGets() async throws {
+        let server = try await startWebSocketServer { try WebSocketTestServer() }
+        defer { server.stop() }
+        let jar = CookieJar()
+        let manager = SessionManager(transport: .curl, cookieJar: jar)
+        let url = server.url("/cookies")
+        let http = URL(string: "http://127.0.0.1:\(server.port)/cookies")!
+        jar.setCookies(fromSetCookieValues: ["pre=1; Path=/"], for: http)
+        try await withDeadline {
+            let first = try await manager.webSocket(to: url)
+            var iterator = first.messages.makeAsyncIterator()
+            #expect(try await iterator.next() == .text("pre=1"))
+            try await first.close()
+            #expect(jar.cookieHeader(for: http)?.contains("ws-session=s1") == true, "the 101's Set-Cookie was stored")
+
+            let second = try await manager.webSocket(to: url)
+            var again = second.messages.makeAsyncIterator()
+            guard case .text(let sent)? = try await again.next() else { Issue.record("no message"); return }
+            #expect(sent.contains("ws-session=s1") && sent.contains("pre=1"), "\(sent)")
+            try await second.close()
+
+            let own = try await manager.webSocket(to: url, headers: ["Cookie": "mine=2"])
+            var third = own.messages.makeAsyncIterator()
+            #expect(try await third.next() == .text("mine=2"), "a Cookie field of the caller's own is left alone")
+            try await own.close()
+        }
+        await manager.invalidateAndCancel()
+    }
+}

@@ -5,6 +5,7 @@ import Glibc
 
 /// A WebSocket server in Python 3 (stdlib only) on 127.0.0.1, port 0 read back from its first
 /// line, that behaves by path: `/echo` (echo, close echo, `close-me` → its own close 4000),
+/// `/cookies` (sets `ws-session=s1` in its 101, sends back the `Cookie` it received),
 /// `/fragmented` (a fragmented text with a ping and a pong inside), `/server-close`, protocol
 /// violations (`/rsv`, `/opcode`, `/bad-utf8`, `/bad-close-code`, `/big-control`, `/too-big`,
 /// `/bomb`), handshake faults (`/status`, `/redirect`, `/bad-accept`, `/wrong-protocol`,
@@ -250,6 +251,8 @@ def serve(conn):
             response.append("Sec-WebSocket-Extensions: x-unknown")
         if path == "/headers":
             echo = headers.get("x-test", "")
+        if path == "/cookies":
+            response.append("Set-Cookie: ws-session=s1; Path=/")
         conn.sendall(("\r\n".join(response) + "\r\n\r\n").encode())
         peer = Peer(conn, deflate, params)
         behave(peer, path, query, headers)
@@ -283,6 +286,9 @@ def behave(peer, path, query, headers):
             peer.send_message(op, data)
     elif path == "/headers":
         peer.send_message(1, (headers.get("x-test", "") + "|" + headers.get("host", "")).encode())
+        wait_close(peer)
+    elif path == "/cookies":
+        peer.send_message(1, headers.get("cookie", "").encode())
         wait_close(peer)
     elif path == "/server-close":
         peer.send(frame(8, struct.pack("!H", 1001) + b"going away"))

@@ -11,8 +11,9 @@ extension SessionManager {
     /// succeeded.
     ///
     /// The connection is the curl transport's: TLS, the ``SecurityPolicy`` for the host (custom
-    /// roots, pins, client identities, ``SecurityPolicy/disabled``), environment proxies
-    /// (tunnelled with `CONNECT`) apply as for HTTP. Handshakes follow no redirect: a 3xx answer
+    /// roots, pins, client identities, ``SecurityPolicy/disabled``), the manager's proxy
+    /// (tunnelled with `CONNECT`), configuration headers and the ``CookieJar`` (its cookies sent,
+    /// the 101's `Set-Cookie` stored) apply as for HTTP. Handshakes follow no redirect: a 3xx answer
     /// throws ``NetworkingError/Kind/webSocketHandshakeFailed``.
     ///
     /// - Parameters:
@@ -60,12 +61,22 @@ extension SessionManager {
         where !fields.contains(where: { $0.name.lowercased() == name.lowercased() }) && !WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
             fields.append((name, value))
         }
+        // The manager's cookie jar, as for HTTP: its cookies for this URL unless the caller sent a
+        // Cookie field of its own, and the 101's Set-Cookie stored.
+        if let cookieJar, !fields.contains(where: { $0.name.lowercased() == "cookie" }),
+           let cookie = cookieJar.cookieHeader(for: httpURL) {
+            fields.append(("Cookie", cookie))
+        }
         let handshake = WebSocketHandshake(url: httpURL, protocols: protocols, headers: fields, compression: options.compression)
         var request = WebSocketConnectRequest(url: httpURL, handshake: handshake, tls: tls, options: options)
         let proxy = self.proxy
         request.proxy = proxy.server(for: httpURL)
         request.usesEnvironmentProxy = proxy.mode == .environment
-        return try await WebSocket.connect(request)
+        let socket = try await WebSocket.connect(request)
+        if let cookieJar, !socket.handshakeSetCookies.isEmpty {
+            cookieJar.setCookies(fromSetCookieValues: socket.handshakeSetCookies, for: httpURL)
+        }
+        return socket
         #else
         _ = policy
         throw NetworkingError(.unsupportedOperation, "WebSockets need the curl transport, which this platform does not have")

@@ -34,7 +34,11 @@ public final class WebSocket: Sendable {
     /// `permessage-deflate; server_max_window_bits=10`); empty when none.
     public let negotiatedExtensions: [String]
 
+    /// The `Set-Cookie` fields of the handshake's 101 (stored in the manager's jar).
+    let handshakeSetCookies: [String]
+
     init(channel: WebSocketChannel, outcome: WebSocketHandshake.Outcome) {
+        handshakeSetCookies = outcome.setCookies
         self.channel = channel
         negotiatedProtocol = outcome.subprotocol
         negotiatedExtensions = outcome.extensions

@@ -84,6 +84,8 @@ struct WebSocketHandshake: Sendable {
         var subprotocol: String?
         var extensions: [String]
         var deflate: PerMessageDeflateParameters?
+        /// The `Set-Cookie` fields of the 101, one per field (for the manager's cookie jar).
+        var setCookies: [String] = []
     }
 
     /// Checks a response head (the bytes before the blank line, without it).
@@ -145,7 +147,11 @@ struct WebSocketHandshake: Sendable {
                 extensions.append(item)
             }
         }
-        return .success(Outcome(status: status, headers: headers, subprotocol: subprotocol, extensions: extensions, deflate: deflate))
+        let setCookies = fields.filter { $0.0 == "set-cookie" }.map(\.1)
+        return .success(Outcome(
+            status: status, headers: headers, subprotocol: subprotocol, extensions: extensions, deflate: deflate,
+            setCookies: setCookies
+        ))
     }
 
     /// The index just past the blank line ending a response head in `bytes`, or `nil`.
