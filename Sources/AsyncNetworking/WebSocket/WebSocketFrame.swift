@@ -65,19 +65,25 @@ enum WebSocketFrameEncoder {
         return [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
     }
 
-    /// XORs `buffer` with `key`, `offset` being the index of its first byte in the payload.
+    /// XORs `buffer` with `key`, `offset` being the index of its first byte in the payload. Eight
+    /// bytes at a time (the key repeats every 4, so an 8-byte pattern fits every 8-byte step),
+    /// then the tail byte by byte.
     static func mask(_ buffer: UnsafeMutableBufferPointer<UInt8>, key: [UInt8], offset: Int) {
-        guard !buffer.isEmpty else { return }
-        let k0 = key[0], k1 = key[1], k2 = key[2], k3 = key[3]
-        let keys = (k0, k1, k2, k3)
-        for index in 0..<buffer.count {
-            let keyByte: UInt8 = switch (index + offset) & 3 {
-            case 0: keys.0
-            case 1: keys.1
-            case 2: keys.2
-            default: keys.3
-            }
-            buffer[index] ^= keyByte
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        var pattern: UInt64 = 0
+        withUnsafeMutableBytes(of: &pattern) { bytes in
+            for index in 0..<8 { bytes[index] = key[(index + offset) & 3] }
+        }
+        let raw = UnsafeMutableRawPointer(base)
+        var index = 0
+        while index + 8 <= buffer.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            raw.storeBytes(of: word ^ pattern, toByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < buffer.count {
+            buffer[index] ^= key[(index + offset) & 3]
+            index += 1
         }
     }
 }
