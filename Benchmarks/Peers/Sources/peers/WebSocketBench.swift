@@ -144,6 +144,8 @@ enum WebSocketBench {
         log(setup)
 
         var results: [(scenario: WSScenario, reports: [WSContender: [ChildReport]])] = []
+        // The parent's CPU time while each child ran (the echo server and little else), per message.
+        var serverMicros: [WSScenario: [Double]] = [:]
         for scenario in WSScenario.allCases where options.wsOnly?.contains(scenario) ?? true {
             log("\(scenario.rawValue)…")
             var reports: [WSContender: [ChildReport]] = [:]
@@ -156,6 +158,7 @@ enum WebSocketBench {
                             scenario: scenario, contender: contender, server: server.url, count: options.wsCount(scenario),
                             result: workdir.appendingPathComponent("\(scenario.rawValue)-\(contender.rawValue)-\(round).json")
                         )
+                        let parentCPU = Measure.processCPUSeconds()
                         let report = try await ChildProcess.run(
                             arguments: [
                                 "--ws-child", scenario.rawValue, "--client", contender.rawValue, "--server", spec.server,
@@ -164,6 +167,8 @@ enum WebSocketBench {
                             result: spec.result, name: "\(scenario.rawValue) --client \(contender.rawValue)"
                         )
                         reports[contender, default: []].append(report)
+                        let messages = Double(spec.count + scenario.warmUp)
+                        serverMicros[scenario, default: []].append((Measure.processCPUSeconds() - parentCPU) * 1e6 / messages)
                         line += " \(contender.rawValue) \(Format.number(report.value)),"
                     }
                     log(String(line.dropLast()) + " \(scenario.unit)")
@@ -175,7 +180,7 @@ enum WebSocketBench {
             results.append((scenario, reports))
         }
         let elapsed = Measure.seconds(ContinuousClock.now - started)
-        print(table(results, contenders: contenders, options: options,
+        print(table(results, contenders: contenders, options: options, serverMicros: serverMicros,
                     header: header + "\n" + setup + String(format: "\nwhole run: %.0f s", elapsed)))
         if let path = options.jsonPath {
             do {
@@ -200,14 +205,16 @@ enum WebSocketBench {
     }
 
     private static func table(
-        _ results: [(scenario: WSScenario, reports: [WSContender: [ChildReport]])], contenders: [WSContender], options: Options, header: String
+        _ results: [(scenario: WSScenario, reports: [WSContender: [ChildReport]])], contenders: [WSContender], options: Options,
+        serverMicros: [WSScenario: [Double]], header: String
     ) -> String {
         let ratio = contenders.contains(.ours) && contenders.contains(.hummingbird)
         var lines = [header, ""]
         var columns = [Format.pad("scenario", 9), Format.pad("unit", 6)]
         columns += contenders.map { Format.padLeft($0.rawValue, 12) }
         if ratio { columns.append(Format.padLeft("ours/hummingbird", 17)) }
-        columns.append("   CPU µs/msg (" + contenders.map(\.rawValue).joined(separator: " / ") + ")")
+        let cpuHeader = "   CPU µs/msg (" + contenders.map(\.rawValue).joined(separator: " / ") + ")"
+        columns.append(cpuHeader)
         columns.append("   peak RSS MiB (" + contenders.map(\.rawValue).joined(separator: " / ") + ")")
         lines.append(columns.joined(separator: " "))
         for (scenario, reports) in results {
@@ -218,7 +225,7 @@ enum WebSocketBench {
                 row.append(Format.padLeft(Format.ratio(median(reports[.ours], \.value) / median(reports[.hummingbird], \.value)), 17))
             }
             row.append("   " + Format.pad(contenders.map { Format.number(median(reports[$0]) { $0.cpuSeconds * 1e6 / count }) }
-                .joined(separator: " / "), 14 + contenders.map(\.rawValue.count).reduce(0, +)))
+                .joined(separator: " / "), cpuHeader.count - 3))
             row.append("   " + contenders.map { String(format: "%.1f", peakRSSMiB(reports[$0])) }.joined(separator: " / "))
             lines.append(row.joined(separator: " "))
         }
@@ -230,6 +237,11 @@ enum WebSocketBench {
         lines.append("Contenders: ours = SessionManager().webSocket(to:), default WebSocketOptions (it validates UTF-8 of text);")
         lines.append("hummingbird = swift-websocket 1.6.2 WebSocketClient.connect, default configuration (validateUTF8 false) but")
         lines.append("maxFrameSize 16 MiB (its default of 16 KiB refuses the 1 MiB echo), inbound.messages(maxSize: 16 MiB).")
+        lines.append("")
+        lines.append("Echo server: CPU of the parent (the server's event loop) per message while a child ran, warm-up included,")
+        lines.append("median over all children: " + results.map { result in
+            "\(result.scenario.rawValue) \(Format.number(Measure.median(serverMicros[result.scenario] ?? []))) µs"
+        }.joined(separator: ", ") + " — against the clients' figures above, it is not the bottleneck when lower.")
         return lines.joined(separator: "\n")
     }
 
