@@ -60,13 +60,21 @@ enum ChildRunner {
 /// Re-executes this binary as a child for one measurement and reads its report.
 enum ChildProcess {
     static func run(_ spec: ChildSpec) async throws -> ChildReport {
+        try await run(
+            arguments: [
+                "--child", spec.scenario.rawValue, "--client", spec.contender.rawValue,
+                "--server", spec.server.absoluteString, "--count", String(spec.size), "--result", spec.result.path,
+            ],
+            result: spec.result, name: "\(spec.scenario.rawValue) --client \(spec.contender.rawValue)"
+        )
+    }
+
+    /// Runs this binary with `arguments` and decodes the ``ChildReport`` it wrote to `result`.
+    static func run(arguments: [String], result: URL, name: String) async throws -> ChildReport {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "--child", spec.scenario.rawValue, "--client", spec.contender.rawValue,
-            "--server", spec.server.absoluteString, "--count", String(spec.size), "--result", spec.result.path,
-        ]
+        process.arguments = arguments
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
@@ -76,10 +84,10 @@ enum ChildProcess {
                 continuation.resume(throwing: error)
             }
         }
-        defer { try? FileManager.default.removeItem(at: spec.result) }
+        defer { try? FileManager.default.removeItem(at: result) }
         guard status == 0 else {
-            throw BenchmarkError("child \(spec.scenario.rawValue) --client \(spec.contender.rawValue) exited with status \(status)")
+            throw BenchmarkError("child \(name) exited with status \(status)")
         }
-        return try JSONDecoder().decode(ChildReport.self, from: Data(contentsOf: spec.result))
+        return try JSONDecoder().decode(ChildReport.self, from: Data(contentsOf: result))
     }
 }

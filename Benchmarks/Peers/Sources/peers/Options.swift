@@ -3,12 +3,15 @@ import Foundation
 /// The command line of `peers`.
 ///
 ///     peers [--rounds N] [--quick] [--only a,b] [--clients a,b] [--json FILE] [--server URL]
+///     peers --websocket [--rounds N] [--quick] [--only ws-echo,ws-1mib] [--clients ours,hummingbird] [--json FILE]
 ///
 /// Hidden (the parent re-executes itself once per contender and round):
 ///
 ///     peers --child SCENARIO --client NAME --server URL --count N --bytes N --result FILE
+///     peers --ws-child SCENARIO --client NAME --server WS-URL --count N --result FILE
 struct Options: Sendable {
-    /// Rounds: every contender runs once per round, in a child process of its own. Default 3.
+    /// Rounds: every contender runs once per round, in a child process of its own. Default 3 (5 with
+    /// `--websocket`, 1 with `--quick`).
     var rounds = 3
     /// Smaller sizes for a smoke run.
     var quick = false
@@ -22,6 +25,15 @@ struct Options: Sendable {
     var serverURL: URL?
     /// Set in a child process: the one measurement to make.
     var child: ChildSpec?
+    /// The WebSocket benchmark instead of the HTTP one (`--websocket`, or `--only` naming only
+    /// WebSocket scenarios).
+    var websocket = false
+    /// WebSocket scenarios to run (`nil`: all).
+    var wsOnly: Set<WSScenario>?
+    /// WebSocket contenders, in the order of the table.
+    var wsContenders = WSContender.allCases
+    /// Set in a WebSocket child process: the one measurement to make.
+    var wsChild: WSChildSpec?
 
     /// Requests of small-seq and small-c16.
     var smallCount: Int { quick ? 300 : 2_000 }
@@ -31,6 +43,14 @@ struct Options: Sendable {
     var batchCount: Int { quick ? 300 : 1_000 }
     /// Body bytes of stream-1g and mixed-load.
     var bigBytes: Int { quick ? 64 << 20 : 1 << 30 }
+
+    /// Messages one child of a WebSocket scenario echoes (after its warm-up).
+    func wsCount(_ scenario: WSScenario) -> Int {
+        switch scenario {
+        case .echo: return quick ? 1_000 : 10_000
+        case .bulk: return quick ? 32 : 256
+        }
+    }
 
     /// Requests (or bytes) one child of `scenario` handles.
     func size(of scenario: Scenario) -> Int {
@@ -44,13 +64,16 @@ struct Options: Sendable {
 
     static let usage = """
     usage: peers [options]      (from the repository root: swift run -c release --package-path Benchmarks/Peers)
-      --rounds N       rounds; each contender runs once per round in its own child process (default 3)
+      --rounds N       rounds; each contender runs once per round in its own child process (default 3, 5 with --websocket)
       --quick          smoke run: 300 requests (600 at 16 in flight), 64 MiB instead of 1 GiB, 1 round
       --only a,b       run only these scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ","))
       --clients a,b    only these contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ","))
       --json FILE      also write the results as JSON
       --server URL     use this server (it must answer GET /bytes/N with N bytes, for N = \(Endpoints.smallBytes)
                        and the stream size) instead of an embedded LoopbackServer on 127.0.0.1
+      --websocket      the WebSocket benchmark instead: \(WSScenario.allCases.map(\.rawValue).joined(separator: ",")) (for --only),
+                       contenders \(WSContender.allCases.map(\.rawValue).joined(separator: ",")) (for --clients), against a SwiftNIO
+                       echo server on 127.0.0.1; 5 rounds unless --rounds (--quick: 1,000 round trips, 32 MiB, 1 round)
     """
 
     /// Parses `arguments` (without the program name).
@@ -61,6 +84,9 @@ struct Options: Sendable {
         var childClient: String?
         var childCount: Int?
         var childResult: String?
+        var wsChildScenario: String?
+        var onlyNames: [String]?
+        var clientNames: [String]?
         var index = 0
         func value(_ name: String) throws(UsageError) -> String {
             index += 1
@@ -78,20 +104,10 @@ struct Options: Sendable {
             case "--rounds": options.rounds = try count(argument); roundsGiven = true
             case "--quick": options.quick = true
             case "--json": options.jsonPath = try value(argument)
-            case "--only":
-                var scenarios = Set<Scenario>()
-                for name in try value(argument).split(separator: ",") {
-                    guard let scenario = Scenario(rawValue: String(name)) else { throw UsageError("unknown scenario \(name)") }
-                    scenarios.insert(scenario)
-                }
-                options.only = scenarios
-            case "--clients":
-                var wanted = Set<Contender>()
-                for name in try value(argument).split(separator: ",") {
-                    guard let contender = Contender(rawValue: String(name)) else { throw UsageError("unknown contender \(name)") }
-                    wanted.insert(contender)
-                }
-                options.contenders = Contender.allCases.filter(wanted.contains)
+            case "--only": onlyNames = try value(argument).split(separator: ",").map(String.init)
+            case "--clients": clientNames = try value(argument).split(separator: ",").map(String.init)
+            case "--websocket": options.websocket = true
+            case "--ws-child": wsChildScenario = try value(argument); options.websocket = true
             case "--server":
                 let text = try value(argument)
                 guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), url.scheme != nil else {
@@ -107,7 +123,55 @@ struct Options: Sendable {
             }
             index += 1
         }
-        if options.quick && !roundsGiven { options.rounds = 1 }
+        if let onlyNames {
+            if !options.websocket, !onlyNames.isEmpty, onlyNames.allSatisfy({ WSScenario(rawValue: $0) != nil }) {
+                options.websocket = true
+            }
+            if options.websocket {
+                var scenarios = Set<WSScenario>()
+                for name in onlyNames {
+                    guard let scenario = WSScenario(rawValue: name) else { throw UsageError("unknown WebSocket scenario \(name)") }
+                    scenarios.insert(scenario)
+                }
+                options.wsOnly = scenarios
+            } else {
+                var scenarios = Set<Scenario>()
+                for name in onlyNames {
+                    guard let scenario = Scenario(rawValue: name) else { throw UsageError("unknown scenario \(name)") }
+                    scenarios.insert(scenario)
+                }
+                options.only = scenarios
+            }
+        }
+        if let clientNames {
+            if options.websocket {
+                var wanted = Set<WSContender>()
+                for name in clientNames {
+                    guard let contender = WSContender(rawValue: name) else { throw UsageError("unknown WebSocket contender \(name)") }
+                    wanted.insert(contender)
+                }
+                options.wsContenders = WSContender.allCases.filter(wanted.contains)
+            } else {
+                var wanted = Set<Contender>()
+                for name in clientNames {
+                    guard let contender = Contender(rawValue: name) else { throw UsageError("unknown contender \(name)") }
+                    wanted.insert(contender)
+                }
+                options.contenders = Contender.allCases.filter(wanted.contains)
+            }
+        }
+        if !roundsGiven { options.rounds = options.quick ? 1 : (options.websocket ? 5 : 3) }
+        if let wsChildScenario {
+            guard let scenario = WSScenario(rawValue: wsChildScenario),
+                  let contender = childClient.flatMap(WSContender.init(rawValue:)),
+                  let server = options.serverURL, let count = childCount, let result = childResult
+            else { throw UsageError("incomplete --ws-child invocation") }
+            options.wsChild = WSChildSpec(
+                scenario: scenario, contender: contender, server: server.absoluteString, count: count,
+                result: URL(fileURLWithPath: result)
+            )
+            return options
+        }
         if let childScenario {
             guard let scenario = Scenario(rawValue: childScenario),
                   let contender = childClient.flatMap(Contender.init(rawValue:)),

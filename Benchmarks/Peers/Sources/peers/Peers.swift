@@ -16,6 +16,18 @@ enum Peers {
                 return 1
             }
         }
+        if let child = options.wsChild {
+            do {
+                try await WebSocketChild.run(child)
+                return 0
+            } catch {
+                log("peers child \(child.scenario.rawValue) \(child.contender.rawValue): \(error)")
+                return 1
+            }
+        }
+        if options.websocket {
+            return await WebSocketBench.main(options)
+        }
         let started = ContinuousClock.now
         let machine = Report.machine()
         let header = "AsyncNetworking against AsyncHTTPClient 1.37.0 — \(machine)"

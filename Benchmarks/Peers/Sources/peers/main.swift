@@ -4,6 +4,11 @@ import Foundation
 // child process of its own, alternating round after round. From the repository root:
 //
 //   swift run -c release --package-path Benchmarks/Peers [--rounds N] [--quick] [--only a,b] [--json FILE] [--server URL]
+//
+// and the WebSocket benchmark (echo round trips and 1 MiB messages against a SwiftNIO echo server,
+// beside swift-websocket's client):
+//
+//   swift run -c release --package-path Benchmarks/Peers --websocket [--rounds N] [--quick] [--only ws-echo,ws-1mib]
 
 let options: Options
 do {
