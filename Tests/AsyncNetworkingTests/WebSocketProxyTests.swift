@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 @testable import AsyncNetworking
 
@@ -63,5 +66,29 @@ struct WebSocketCookieTests {
             try await own.close()
         }
         await manager.invalidateAndCancel()
+    }
+}
+
+/// A handshake answered `401` with a Basic challenge is retried once with the host's credential, as
+/// an HTTP request is; without one, or with the caller's own `Authorization`, the 401 is the error.
+@Suite("WebSocket and credentials", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+struct WebSocketCredentialTests {
+    @Test func aBasicChallengeIsAnsweredWithTheHostsCredential() async throws {
+        try await withWebSocketServer { server, manager in
+            let refused = await expectNetworkingError { _ = try await manager.webSocket(to: server.url("/auth")) }
+            #expect(refused?.kind == .webSocketHandshakeFailed)
+            #expect(refused?.response?.statusCode == 401)
+
+            await manager.setCredential(URLCredential(user: "user", password: "pass", persistence: .none), forHost: "127.0.0.1")
+            let socket = try await manager.webSocket(to: server.url("/auth"))
+            var iterator = socket.messages.makeAsyncIterator()
+            #expect(try await iterator.next() == .text("Basic dXNlcjpwYXNz"))
+            try await socket.close()
+
+            let own = await expectNetworkingError {
+                _ = try await manager.webSocket(to: server.url("/auth"), headers: ["Authorization": "Basic bm9ib2R5Ong="])
+            }
+            #expect(own?.response?.statusCode == 401, "the caller's own Authorization is not replaced")
+        }
     }
 }

@@ -5,7 +5,8 @@ import Glibc
 
 /// A WebSocket server in Python 3 (stdlib only) on 127.0.0.1, port 0 read back from its first
 /// line, that behaves by path: `/echo` (echo, close echo, `close-me` → its own close 4000),
-/// `/cookies` (sets `ws-session=s1` in its 101, sends back the `Cookie` it received),
+/// `/cookies` (sets `ws-session=s1` in its 101, sends back the `Cookie` it received), `/auth` (401
+/// with a Basic challenge unless `user:pass` is sent; then sends back the `Authorization` it got),
 /// `/fragmented` (a fragmented text with a ping and a pong inside), `/server-close`, protocol
 /// violations (`/rsv`, `/opcode`, `/bad-utf8`, `/bad-close-code`, `/big-control`, `/too-big`,
 /// `/bomb`), handshake faults (`/status`, `/redirect`, `/bad-accept`, `/wrong-protocol`,
@@ -232,6 +233,9 @@ def serve(conn):
         if path == "/redirect":
             conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: /echo\r\nContent-Length: 0\r\n\r\n")
             return
+        if path == "/auth" and headers.get("authorization", "") != "Basic dXNlcjpwYXNz":
+            conn.sendall(b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"ws\"\r\nContent-Length: 0\r\n\r\n")
+            return
         if path == "/bad-accept":
             accept = base64.b64encode(b"x" * 20).decode()
         response = ["HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: " + accept]
@@ -286,6 +290,9 @@ def behave(peer, path, query, headers):
             peer.send_message(op, data)
     elif path == "/headers":
         peer.send_message(1, (headers.get("x-test", "") + "|" + headers.get("host", "")).encode())
+        wait_close(peer)
+    elif path == "/auth":
+        peer.send_message(1, headers.get("authorization", "").encode())
         wait_close(peer)
     elif path == "/cookies":
         peer.send_message(1, headers.get("cookie", "").encode())

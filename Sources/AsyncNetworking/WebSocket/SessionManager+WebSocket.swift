@@ -13,7 +13,9 @@ extension SessionManager {
     /// The connection is the curl transport's: TLS, the ``SecurityPolicy`` for the host (custom
     /// roots, pins, client identities, ``SecurityPolicy/disabled``), the manager's proxy
     /// (tunnelled with `CONNECT`), configuration headers and the ``CookieJar`` (its cookies sent,
-    /// the 101's `Set-Cookie` stored) apply as for HTTP. Handshakes follow no redirect: a 3xx answer
+    /// the 101's `Set-Cookie` stored) apply as for HTTP. A `401` offering Basic is answered once
+    /// with the host's credential (``setCredential(_:forHost:)``) unless `headers` has an
+    /// `Authorization` of its own; the challenge hook is not asked. Handshakes follow no redirect: a 3xx answer
     /// throws ``NetworkingError/Kind/webSocketHandshakeFailed``.
     ///
     /// - Parameters:
@@ -67,12 +69,25 @@ extension SessionManager {
            let cookie = cookieJar.cookieHeader(for: httpURL) {
             fields.append(("Cookie", cookie))
         }
-        let handshake = WebSocketHandshake(url: httpURL, protocols: protocols, headers: fields, compression: options.compression)
-        var request = WebSocketConnectRequest(url: httpURL, handshake: handshake, tls: tls, options: options)
         let proxy = self.proxy
-        request.proxy = proxy.server(for: httpURL)
-        request.usesEnvironmentProxy = proxy.mode == .environment
-        let socket = try await WebSocket.connect(request)
+        func connect(_ fields: [(name: String, value: String)]) async throws(NetworkingError) -> WebSocket {
+            let handshake = WebSocketHandshake(url: httpURL, protocols: protocols, headers: fields, compression: options.compression)
+            var request = WebSocketConnectRequest(url: httpURL, handshake: handshake, tls: tls, options: options)
+            request.proxy = proxy.server(for: httpURL)
+            request.usesEnvironmentProxy = proxy.mode == .environment
+            return try await WebSocket.connect(request)
+        }
+        let socket: WebSocket
+        do {
+            socket = try await connect(fields)
+        } catch {
+            // A 401 offering Basic is answered once with the host's credential (setCredential), as
+            // for HTTP — unless the caller sent its own Authorization. The challenge hook is not asked.
+            guard error.kind == .webSocketHandshakeFailed, let answer = basicAnswer(to: error, host: httpURL.host, fields: fields) else {
+                throw error
+            }
+            socket = try await connect(fields + [answer])
+        }
         if let cookieJar, !socket.handshakeSetCookies.isEmpty {
             cookieJar.setCookies(fromSetCookieValues: socket.handshakeSetCookies, for: httpURL)
         }
@@ -81,6 +96,17 @@ extension SessionManager {
         _ = policy
         throw NetworkingError(.unsupportedOperation, "WebSockets need the curl transport, which this platform does not have")
         #endif
+    }
+
+    /// The `Authorization` field answering a handshake's Basic 401 with the host's credential, or
+    /// `nil` (another status or scheme, no credential, or the caller's own `Authorization`).
+    private func basicAnswer(to error: NetworkingError, host: String?, fields: [(name: String, value: String)]) -> (name: String, value: String)? {
+        guard let response = error.response, response.statusCode == 401,
+              let offer = response.value(forHTTPHeaderField: "WWW-Authenticate"), offer.lowercased().hasPrefix("basic"),
+              !fields.contains(where: { $0.name.lowercased() == "authorization" }),
+              let host, let credential = credentials[host.lowercased()],
+              let user = credential.user, let password = credential.password else { return nil }
+        return ("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
     }
 
     private nonisolated var engineName: String {

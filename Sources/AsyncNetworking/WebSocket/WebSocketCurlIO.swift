@@ -203,7 +203,8 @@ private struct Connection {
         switch request.handshake.validate(head: Array(head[0..<(headEnd - 4)])) {
         case .success(let accepted): outcome = accepted
         case .failure(let error):
-            let response = error.status.map { HTTPURLResponse(url: request.url, statusCode: $0, httpVersion: "HTTP/1.1", headerFields: nil) } ?? nil
+            let fields = error.challenge.map { ["WWW-Authenticate": $0] }
+            let response = error.status.map { HTTPURLResponse(url: request.url, statusCode: $0, httpVersion: "HTTP/1.1", headerFields: fields) } ?? nil
             throw NetworkingError(.webSocketHandshakeFailed, "the WebSocket handshake was refused: \(error.message)", response: response)
         }
         if outcome.deflate != nil, an_ws_zlib_available() == 0 {

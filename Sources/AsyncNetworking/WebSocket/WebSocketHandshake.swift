@@ -4,10 +4,13 @@ import Foundation
 struct WebSocketHandshakeError: Error, Sendable, Hashable {
     var message: String
     var status: Int?
+    /// A refusing answer's `WWW-Authenticate` value (a 401 a credential might answer).
+    var challenge: String?
 
-    init(_ message: String, status: Int? = nil) {
+    init(_ message: String, status: Int? = nil, challenge: String? = nil) {
         self.message = message
         self.status = status
+        self.challenge = challenge
     }
 }
 
@@ -106,7 +109,10 @@ struct WebSocketHandshake: Sendable {
         for (name, value) in fields { headers[name] = headers[name].map { "\($0), \(value)" } ?? value }
         guard status == 101 else {
             let what = (300..<400).contains(status) ? " (a redirect: WebSocket handshakes follow none)" : ""
-            return .failure(.init("the server answered \(status) instead of 101 Switching Protocols\(what)", status: status))
+            return .failure(.init(
+                "the server answered \(status) instead of 101 Switching Protocols\(what)", status: status,
+                challenge: headers["www-authenticate"]
+            ))
         }
         guard headers["upgrade"]?.lowercased() == "websocket" else {
             return .failure(.init("the response's Upgrade field is not websocket", status: status))
