@@ -107,7 +107,7 @@ final class StubURLProtocol: URLProtocol {
     /// every use goes through ``send(_:)``, which holds the instance's lock and checks that
     /// URLSession has not stopped loading, so no call reaches the client after `stopLoading()`
     /// and no two calls overlap. (`@unchecked`: the lock is what makes the access safe.)
-    private struct Target: @unchecked Sendable {
+    private struct Target: @unchecked Sendable { // reason: URLProtocolClient is not Sendable; every use is under the lock
         // reason: `StubURLProtocol` is not Sendable; every use holds `loading`'s lock (see above).
         let protocolInstance: StubURLProtocol
         let loading: SanitizedMutex<Loading>

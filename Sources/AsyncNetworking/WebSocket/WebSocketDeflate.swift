@@ -9,7 +9,7 @@ private let chunkSize = 64 * 1024
 ///
 /// `@unchecked Sendable`: the zlib stream is used only by the one ``WebSocketConnectionMachine``
 /// that owns it, which its connection keeps under one lock.
-final class WebSocketDeflater: @unchecked Sendable {
+final class WebSocketDeflater: @unchecked Sendable { // reason: a z_stream pointer, used only by its machine under one lock
     private let stream: UnsafeMutableRawPointer
     private let resetsEachMessage: Bool
 
@@ -54,7 +54,7 @@ final class WebSocketDeflater: @unchecked Sendable {
 /// inflates past its limit fails as soon as it does (a bomb never fills memory).
 ///
 /// `@unchecked Sendable`: as ``WebSocketDeflater``, owned by one machine under one lock.
-final class WebSocketInflater: @unchecked Sendable {
+final class WebSocketInflater: @unchecked Sendable { // reason: a z_stream pointer, used only by its machine under one lock
     private let stream: UnsafeMutableRawPointer
     private let resetsEachMessage: Bool
     private var scratch = [UInt8](repeating: 0, count: chunkSize)

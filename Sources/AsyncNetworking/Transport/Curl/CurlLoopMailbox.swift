@@ -39,7 +39,7 @@ struct CurlLoopStats: Sendable, Hashable {
 
 /// `CURLM *`, shared with other threads only for `curl_multi_wakeup`, which libcurl documents as
 /// callable from any thread; every other use is on the loop thread.
-struct CurlMultiHandle: @unchecked Sendable { // a C pointer; see above for the one cross-thread use
+struct CurlMultiHandle: @unchecked Sendable { // reason: a C pointer; see above for the one cross-thread use
     let pointer: OpaquePointer
 }
 

@@ -125,7 +125,7 @@ final class CurlAttempt: PausableInPlace {
 
 /// Reads an upload's `InputStream` on the loop thread. The streams the library builds (spooled
 /// files, multipart parts from disk) never wait long; a read error fails the transfer.
-final class InputStreamBodyProducer: CurlBodyProducer, @unchecked Sendable { // InputStream is not Sendable; only the loop thread reads it after hand-off
+final class InputStreamBodyProducer: CurlBodyProducer, @unchecked Sendable { // reason: InputStream is not Sendable; only the loop thread reads it after hand-off
     // reason: `InputStream` is not Sendable; only the loop thread touches it after creation.
     private let stream: InputStream
     private var opened = false

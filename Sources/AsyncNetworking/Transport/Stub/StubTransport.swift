@@ -105,7 +105,7 @@ enum StubUploadBody: Sendable {
 /// An upload's `InputStream` handed to the player task. (`@unchecked`: `InputStream` is not
 /// Sendable; after the hand-off only the player reads it, and the manager looks at its status
 /// only once the attempt reported its completion.)
-final class StubBodyStream: @unchecked Sendable {
+final class StubBodyStream: @unchecked Sendable { // reason: InputStream is not Sendable; one reader (the player) after the hand-off
     // reason: `InputStream` is not Sendable; one reader (the player) after the hand-off.
     /// The stream, unopened until the player reads it.
     let stream: InputStream

@@ -10,7 +10,7 @@ import FoundationNetworking
 /// `assumeIsolated`. When the manager is gone its session has been invalidated and cancelled
 /// (`SessionManager`'s deinit), so decisions are left unanswered: answering a cancelled task traps
 /// FoundationNetworking, and the cancel ends the task.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable { // reason: NSObject subclass; its one weak reference is attached once by the manager's init, before any task exists
     // reason: `manager` is written once in SessionManager.init, before the session can call back,
     // and read only on the delegate queue afterwards.
     private weak var manager: SessionManager?
