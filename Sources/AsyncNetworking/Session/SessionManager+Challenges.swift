@@ -7,12 +7,10 @@ import FoundationNetworking
 /// 401/407 (or URLSession's challenge) and asks; the challenge hook or the per-host credential
 /// answer here. Also the cache hook, which no machine needs.
 extension SessionManager {
-    /// URLSession raises a challenge for a task. A task the manager no longer runs, or one being
+    /// The transport (URLSession) raised a challenge and waits for the answer. A task the manager no longer runs, or one being
     /// stopped, is never answered (answering after a cancel can trap).
-    func taskDidReceive(
-        challenge: URLAuthenticationChallenge, attemptID: AttemptID,
-        completion: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
+    func attemptRaised(_ question: ChallengeQuestion, attemptID: AttemptID) {
+        let (challenge, completion) = (question.challenge, question.answer)
         guard let state = transfersByAttempt[attemptID], state.task?.attemptID == attemptID,
               let attempt = state.machineAttempt else { return }
         let method = challenge.protectionSpace.authenticationMethod

@@ -10,6 +10,16 @@ extension SessionManager {
     /// An event of attempt `id`, on the manager's executor. Events of an attempt the manager no
     /// longer runs (cancelled, replaced) are ignored.
     func attempt(_ id: AttemptID, didReport event: AttemptEvent) {
+        // The transport's questions (URLSession): answered here or left unanswered by the rules
+        // of SessionManager+Redirects and +Challenges, which look the attempt up themselves.
+        switch event {
+        case .redirectProposed(let proposal):
+            return attemptProposedRedirect(id, proposal)
+        case .challenged(let question):
+            return attemptRaised(question, attemptID: id)
+        default:
+            break
+        }
         guard let state = transfersByAttempt[id], state.task?.attemptID == id, let attempt = state.machineAttempt else { return }
         switch event {
         case .head(let head):
@@ -37,6 +47,8 @@ extension SessionManager {
             state.redirectAnswer = nil
             state.challengeAnswer = nil
             run(state.machine.attemptCompleted(attempt, machineOutcome(outcome.error, of: state)), for: state)
+        case .redirectProposed, .challenged:
+            break // answered above
         }
     }
 

@@ -7,13 +7,11 @@ import FoundationNetworking
 /// by curl and stubs, asked about by URLSession's delegate) and asks; the scheme, the target's
 /// security policy, the transfer's redirect policy and the redirect hook answer here.
 extension SessionManager {
-    /// URLSession asks whether to follow a redirect. A task the manager no longer waits on (it was
+    /// The transport (URLSession) proposes a redirect and waits for the answer. A task the manager no longer waits on (it was
     /// cancelled, paused or replaced) is never answered: answering after a cancel traps
     /// FoundationNetworking, and the cancel ends the task anyway.
-    func taskWillRedirect(
-        attemptID: AttemptID, response: HTTPURLResponse, newRequest proposedByTransport: URLRequest,
-        completion: @escaping @Sendable (URLRequest?) -> Void
-    ) {
+    func attemptProposedRedirect(_ attemptID: AttemptID, _ proposal: RedirectProposal) {
+        let (response, proposedByTransport, completion) = (proposal.response, proposal.newRequest, proposal.answer)
         guard let state = transfersByAttempt[attemptID], isAwaitingDecision(state, attemptID),
               let attempt = state.machineAttempt else { return }
         var newRequest = proposedByTransport

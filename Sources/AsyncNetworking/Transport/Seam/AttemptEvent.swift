@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// What a transport reports about one attempt, in order, on the manager's executor — the one entry
 /// into the Session layer (`SessionManager.attempt(_:didReport:)`), whatever the transport.
@@ -6,7 +9,9 @@ import Foundation
 /// Per attempt: zero or more ``sent(bytes:totalExpected:)``; ``head(_:)`` (a transport that
 /// follows no redirect and answers no challenge itself — curl, stubs — reports 3xx and 401/407
 /// heads too, and the Session layer decides); ``body(_:)`` chunks; optionally ``trailers(_:)``;
-/// exactly one ``completed(_:)``, always last.
+/// exactly one ``completed(_:)``, always last. A transport that follows redirects and raises
+/// challenges itself (URLSession) reports ``redirectProposed(_:)`` and ``challenged(_:)`` instead of
+/// the 3xx or 401/407 head, with the answer it waits for: the Session layer decides the same way.
 enum AttemptEvent: Sendable {
     /// A final response head (1xx heads are not reported).
     case head(ResponseHead)
@@ -19,6 +24,29 @@ enum AttemptEvent: Sendable {
     case trailers([(name: String, value: String)])
     /// The attempt ended; nothing follows.
     case completed(AttemptOutcome)
+    /// The transport proposes to follow a redirect and waits for the answer (URLSession).
+    case redirectProposed(RedirectProposal)
+    /// The transport raised an authentication challenge and waits for the answer (URLSession).
+    case challenged(ChallengeQuestion)
+}
+
+/// A redirect a transport proposes to follow, and how to answer it: the request to send, or
+/// `nil` to stop and take the 3xx as the response. Answered at most once.
+struct RedirectProposal: Sendable {
+    /// The 3xx response.
+    var response: HTTPURLResponse
+    /// The request the transport would send next.
+    var newRequest: URLRequest
+    /// Answers the transport.
+    var answer: @Sendable (URLRequest?) -> Void
+}
+
+/// An authentication challenge a transport raised, and how to answer it. Answered at most once.
+struct ChallengeQuestion: Sendable {
+    /// The challenge, as the transport made it.
+    var challenge: URLAuthenticationChallenge
+    /// Answers the transport.
+    var answer: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
 }
 
 /// How an attempt ended.

@@ -70,7 +70,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // answering a cancelled task traps FoundationNetworking, so stay silent.
         guard let manager else { return }
         manager.assumeIsolated {
-            $0.taskWillRedirect(attemptID: task.attemptID, response: response, newRequest: request, completion: completionHandler)
+            $0.attempt(task.attemptID, didReport: .redirectProposed(
+                RedirectProposal(response: response, newRequest: request, answer: completionHandler)
+            ))
         }
     }
 
@@ -82,7 +84,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         // hanging on Linux; without a credential the answer is always an explicit cancel.
         guard let manager else { return }  // cancelled with the session, as for redirects
         manager.assumeIsolated {
-            $0.taskDidReceive(challenge: challenge, attemptID: task.attemptID, completion: completionHandler)
+            $0.attempt(task.attemptID, didReport: .challenged(ChallengeQuestion(challenge: challenge, answer: completionHandler)))
         }
     }
 
