@@ -41,23 +41,20 @@ extension HTTPClient {
     }
 
     /// Sends a prepared request (from ``makeRequest(_:_:parameters:headers:)``, possibly modified)
-    /// with ``transferOptions``, and serializes the response.
+    /// with ``transferOptions`` through the client's ``pipeline`` and ``cache``, like every awaiting
+    /// call, and serializes the response.
     ///
     /// Suspends until the body has arrived and been serialized; cancelling the calling task cancels
-    /// the transfer and throws ``NetworkingError/Kind/cancelled``. A `401` Basic challenge to a
-    /// request without `Authorization` is answered once with ``credential`` when it is set.
+    /// the transfer (or a retry's wait) and throws ``NetworkingError/Kind/cancelled``. Adapters and
+    /// the authenticator run before each attempt; a `401` Basic challenge to a request without
+    /// `Authorization` is answered once with ``credential`` when it is set; failures go to the
+    /// retry policy; monitors see every step.
     public func send<Serializer: ResponseSerializer>(
         _ request: URLRequest, serializer: Serializer
     ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
-        try await reportingOutcome { () async throws(NetworkingError) in
-            var (data, response, metrics) = try await cachedExchange(request)
-            var sent = request
-            if let retry = challengeRetry(of: request, after: response) {
-                sent = retry
-                (data, response, metrics) = try await cachedExchange(retry)
-            }
-            let value = try serializer.serialize(data, response: response, request: sent)
-            return HTTPResponse(value: value, response: response, data: data, request: sent, metrics: metrics)
+        try await runPipeline(building: { () throws(NetworkingError) in request }, hooks: RequestHooks(), progress: nil) {
+            data, response, sent throws(NetworkingError) in
+            try serializer.serialize(data, response: response, request: sent)
         }
     }
 

@@ -8,11 +8,27 @@ extension HTTPClient {
     /// What turns an attempt's body into the value: the serializer, given the request as sent.
     typealias Serialize<Output> = (Data, HTTPURLResponse, URLRequest) throws(NetworkingError) -> Output
 
-    /// build → per attempt: adapt → send (``runAttempt(_:attempt:deadline:progress:)``) →
-    /// credential check → pre-process, validate, serialize → on failure the retry policy.
+    /// The pipeline for a ``Request``: its own transfer options, redirect policy and hooks.
     func runPipeline<Value, Output: Sendable>(
         _ request: Request<Value>, progress: (@Sendable (RequestProgress) -> Void)?,
         serialize: Serialize<Output>
+    ) async throws(NetworkingError) -> HTTPResponse<Output> {
+        var client = self
+        client.transferOptions = request.transferOptions ?? transferOptions
+        if request.redirectPolicy != .follow { client.transferOptions.redirectPolicy = request.redirectPolicy }
+        return try await client.runPipeline(
+            building: { () throws(NetworkingError) in try self.urlRequest(for: request) },
+            hooks: request.hooks, progress: progress, serialize: serialize
+        )
+    }
+
+    /// build → per attempt: adapt → send (``runAttempt(_:attempt:deadline:progress:)``) →
+    /// credential check (the authenticator's renewal, or ``credential`` answering a Basic `401`
+    /// once) → pre-process, validate, serialize → on failure the retry policy. Every awaiting call
+    /// of the client runs here: the verbs, ``send(_:serializer:)`` and ``send(_:serializer:progress:)``.
+    func runPipeline<Output: Sendable>(
+        building build: () throws(NetworkingError) -> URLRequest, hooks: RequestHooks,
+        progress: (@Sendable (RequestProgress) -> Void)?, serialize: Serialize<Output>
     ) async throws(NetworkingError) -> HTTPResponse<Output> {
         let id = RequestID.next()
         let monitors = pipeline.monitors
@@ -24,21 +40,23 @@ extension HTTPClient {
         }
 
         let original: URLRequest
-        do { original = try urlRequest(for: request) } catch { throw fail(error) }
-        let policy = request.hooks.retryPolicy ?? pipeline.retryPolicy
-        var client = self
-        client.transferOptions = request.transferOptions ?? transferOptions
-        if request.redirectPolicy != .follow { client.transferOptions.redirectPolicy = request.redirectPolicy }
+        do { original = try build() } catch { throw fail(error) }
+        let policy = hooks.retryPolicy ?? pipeline.retryPolicy
+        let client = self
         let startedAt = ContinuousClock.now
         let deadline = policy.deadline.map { startedAt + $0 }
         var renewedCredential = false
+        /// The Basic credential (``credential``) answering a 401 once: added to every later attempt.
+        var basicAnswer: URLRequest?
 
         while true {
             attempt += 1
             if Task.isCancelled { throw fail(NetworkingError(.cancelled, "the request was cancelled", request: original)) }
             let context = AdapterContext(requestID: id, attempt: attempt, originalRequest: original)
             let sent: URLRequest
-            do { sent = try await adapt(original, context: context, hooks: request.hooks) } catch { throw fail(error) }
+            do {
+                sent = try await adapt(original, context: context, hooks: hooks).answering(with: basicAnswer)
+            } catch { throw fail(error) }
             emit(.adapted(id, attempt: attempt, sent))
             emit(.started(id, attempt: attempt, sent))
 
@@ -101,8 +119,16 @@ extension HTTPClient {
                         continue
                     }
                 }
+                if basicAnswer == nil, let retry = challengeRetry(of: sent, after: response) {
+                    basicAnswer = retry
+                    let unanswered = NetworkingError(.unacceptableStatusCode(401), "answered with the client's credential",
+                                                     request: sent, response: response)
+                    hold.settle(unanswered, value: nil)
+                    emit(.retryScheduled(id, attempt: attempt, delay: .zero, reason: unanswered))
+                    continue
+                }
                 do {
-                    let value = try Self.process(data, response: response, request: sent, hooks: request.hooks, serialize: serialize)
+                    let value = try Self.process(data, response: response, request: sent, hooks: hooks, serialize: serialize)
                     hold.settle(nil, value: value)
                     policy.requestSucceeded()
                     emit(.completed(id, attempts: attempt, .success(response), metrics))
@@ -114,8 +140,11 @@ extension HTTPClient {
                 }
             }
 
-            if failure.kind == .cancelled || Task.isCancelled {
-                throw fail(NetworkingError(.cancelled, "the request was cancelled", request: sent), metrics: failureMetrics)
+            // A cancelled attempt's error (with the response a hook cancelled, if any) is the result.
+            if failure.kind == .cancelled { throw fail(failure, metrics: failureMetrics) }
+            if Task.isCancelled {
+                throw fail(NetworkingError(.cancelled, "the request was cancelled", request: sent, underlyingError: failure),
+                           metrics: failureMetrics)
             }
             if let deadline, ContinuousClock.now >= deadline { throw fail(failure, metrics: failureMetrics) }
             let retryContext = RetryContext(
@@ -172,5 +201,17 @@ extension HTTPClient {
             }
         }
         return try serialize(body, response, request)
+    }
+}
+
+private extension URLRequest {
+    /// This request with the `Authorization` of `answer` (a Basic challenge's retry), if any and
+    /// if no adapter set one.
+    func answering(with answer: URLRequest?) -> URLRequest {
+        guard let answer, value(forHTTPHeaderField: "Authorization") == nil,
+              let authorization = answer.value(forHTTPHeaderField: "Authorization") else { return self }
+        var request = self
+        request.setValue(authorization, forHTTPHeaderField: "Authorization")
+        return request
     }
 }
