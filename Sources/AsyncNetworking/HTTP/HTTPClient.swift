@@ -76,15 +76,17 @@ public struct HTTPClient: Sendable {
     public var decoder: JSONDecoder
 
     /// Answers a `401` challenge (`WWW-Authenticate: Basic`) of a request that carries no
-    /// `Authorization`: the request is sent once more with this credential (by the awaiting verbs
-    /// and ``send(_:serializer:)``; the task, upload, multipart and download forms deliver the `401`).
+    /// `Authorization`: the request is sent once more with this credential (by every awaiting call:
+    /// the verbs, ``send(_:serializer:)`` and `send` of a ``Request``; the task, upload, multipart and
+    /// download forms deliver the `401`).
     /// Default `nil`. Set it on a copy for one request: `try await client.withCredential(credential).get(...)`.
     public var credential: URLCredential?
 
-    /// Adapters, credential, retry policy and monitors for requests sent with
-    /// ``send(_:)-(Request<Value>)``. Default: no adapters, no credential, ``DefaultRetryPolicy``, no monitors.
-    /// The verbs (`get`, `post`, …) and ``send(_:serializer:)`` do not use it: like AFNetworking's
-    /// verbs they send once; send a ``Request`` for adapters, retries and monitors.
+    /// Adapters, authenticator, retry policy and monitors of every awaiting call: the verbs (`get`,
+    /// `post`, …), ``send(_:serializer:)`` and ``send(_:)-(Request<Value>)`` all run this pipeline.
+    /// Default: no adapters, no authenticator, ``DefaultRetryPolicy`` (idempotent requests on
+    /// transient failures, at most 3 attempts), no monitors. ``NoRetryPolicy`` sends once, as
+    /// AFNetworking's verbs did. Handle-returning calls (`dataTask`, `task`, streams) do not use it.
     public var pipeline = PipelineConfiguration()
     /// The HTTP cache the verbs, ``send(_:serializer:)`` and the request pipeline's `send(Request)`
     /// (around each attempt, inside its retries) go through (RFC 9111, `GET` only;
