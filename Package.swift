@@ -15,8 +15,11 @@ let package = Package(
     targets: [
         // Non-variadic shims over libcurl, loaded with dlopen at run time (no curl headers needed).
         .target(name: "CCurlShim", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "AsyncNetworking", dependencies: ["CCurlShim"]),
-        .target(name: "LoopbackServer"),
+        // Small shared primitives (the TSan-visible lock, calendar and HTTP-date arithmetic), each
+        // written once; `package` access only, so nothing here is public API.
+        .target(name: "NetworkingPrimitives"),
+        .target(name: "AsyncNetworking", dependencies: ["CCurlShim", "NetworkingPrimitives"]),
+        .target(name: "LoopbackServer", dependencies: ["NetworkingPrimitives"]),
         .executableTarget(
             name: "AsyncNetworkingDemo",
             dependencies: ["AsyncNetworking", "LoopbackServer"]
@@ -27,13 +30,14 @@ let package = Package(
             path: "Benchmarks/Sources/benchmarks"
         ),
         // anfetch: a download tool built only on the public API; the logic lives in AnfetchKit.
-        .target(name: "AnfetchKit", dependencies: ["AsyncNetworking", "LoopbackServer"]),
+        .target(name: "AnfetchKit", dependencies: ["AsyncNetworking", "LoopbackServer", "NetworkingPrimitives"]),
         .executableTarget(name: "anfetch", dependencies: ["AnfetchKit"]),
         .testTarget(name: "AnfetchTests", dependencies: ["AnfetchKit", "AsyncNetworking", "LoopbackServer"]),
         .testTarget(
             name: "AsyncNetworkingTests",
             dependencies: ["AsyncNetworking", "LoopbackServer"]
         ),
+        .testTarget(name: "NetworkingPrimitivesTests", dependencies: ["NetworkingPrimitives"]),
         .testTarget(
             name: "LoopbackServerTests",
             dependencies: ["LoopbackServer"]

@@ -84,7 +84,7 @@ extension Connection {
             }
             return ifNoneMatch.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "*" || opaque($0) == opaque(Substring(etag)) }
         }
-        if let since = request.header("If-Modified-Since").flatMap(HTTPDate.parse), let lastModified {
+        if let since = request.header("If-Modified-Since").flatMap({ HTTPDate.parse($0) }), let lastModified {
             return lastModified <= since
         }
         return false

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// A `Synchronization.Mutex` whose critical sections ThreadSanitizer can see.
-/// (LoopbackServer keeps its own copy of this small type so the test server depends on nothing.)
+/// The one copy, shared by the library, LoopbackServer, anfetch and the tests (`package` access).
 ///
 /// On Linux `Mutex` is built on raw futex calls inside a module that is not instrumented, so
 /// ThreadSanitizer cannot see it synchronise and reports every access it guards as a race (a false
@@ -16,13 +16,14 @@ import Darwin
 /// `__tsan_acquire`/`__tsan_release` on the lock's own address. The two functions are looked up
 /// once with `dlsym`; outside a `-sanitize=thread` build they do not exist and the cost is a nil
 /// check.
-final class SanitizedMutex<Value: Sendable>: Sendable {
+package final class SanitizedMutex<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
 
-    init(_ value: Value) { mutex = Mutex(value) }
+    /// A lock around `value`.
+    package init(_ value: Value) { mutex = Mutex(value) }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
+    package func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
         mutex.withLock { value in
             let address = Unmanaged.passUnretained(self).toOpaque()
             ThreadSanitizer.acquire?(address)
@@ -33,11 +34,11 @@ final class SanitizedMutex<Value: Sendable>: Sendable {
 }
 
 /// ThreadSanitizer's annotation entry points, present only in sanitized builds.
-enum ThreadSanitizer {
-    typealias Annotation = @convention(c) (UnsafeMutableRawPointer?) -> Void
+package enum ThreadSanitizer {
+    package typealias Annotation = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
-    static let acquire: Annotation? = lookup("__tsan_acquire")
-    static let release: Annotation? = lookup("__tsan_release")
+    package static let acquire: Annotation? = lookup("__tsan_acquire")
+    package static let release: Annotation? = lookup("__tsan_release")
 
     private static func lookup(_ name: String) -> Annotation? {
         #if os(Linux) || os(Android)
