@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// The command line of `peers`.
@@ -24,7 +25,7 @@ struct Options: Sendable {
     /// Use this server instead of starting a LoopbackServer.
     var serverURL: URL?
     /// Set in a child process: the one measurement to make.
-    var child: ChildSpec?
+    var child: HTTPChildSpec?
     /// The WebSocket benchmark instead of the HTTP one (`--websocket`, or `--only` naming only
     /// WebSocket scenarios).
     var websocket = false
@@ -57,19 +58,19 @@ struct Options: Sendable {
         switch scenario {
         case .smallSeq: return smallCount
         case .smallC16: return concurrentCount
-        case .batch: return batchCount
-        case .stream1g, .mixedLoad: return bigBytes
+        case .batch1000: return batchCount
+        default: return bigBytes
         }
     }
 
     static let usage = """
-    usage: peers [options]      (from the repository root: swift run -c release --package-path Benchmarks/Peers)
+    usage: peers [options]      (from the repository root: swift run -c release --package-path Benchmarks peers)
       --rounds N       rounds; each contender runs once per round in its own child process (default 3, 5 with --websocket)
       --quick          smoke run: 300 requests (600 at 16 in flight), 64 MiB instead of 1 GiB, 1 round
-      --only a,b       run only these scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ","))
+      --only a,b       run only these scenarios: \(Scenario.peers.map(\.rawValue).joined(separator: ","))
       --clients a,b    only these contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ","))
       --json FILE      also write the results as JSON
-      --server URL     use this server (it must answer GET /bytes/N with N bytes, for N = \(Endpoints.smallBytes)
+      --server URL     use this server (it must answer GET /bytes/N with N bytes, for N = \(BenchServer.smallBytes)
                        and the stream size) instead of an embedded LoopbackServer on 127.0.0.1
       --websocket      the WebSocket benchmark instead: \(WSScenario.allCases.map(\.rawValue).joined(separator: ",")) (for --only),
                        contenders \(WSContender.allCases.map(\.rawValue).joined(separator: ",")) (for --clients), against a SwiftNIO
@@ -87,99 +88,56 @@ struct Options: Sendable {
         var wsChildScenario: String?
         var onlyNames: [String]?
         var clientNames: [String]?
-        var index = 0
-        func value(_ name: String) throws(UsageError) -> String {
-            index += 1
-            guard index < arguments.count else { throw UsageError("\(name) needs a value") }
-            return arguments[index]
-        }
-        func count(_ name: String) throws(UsageError) -> Int {
-            let text = try value(name)
-            guard let number = Int(text), number > 0 else { throw UsageError("\(name) needs a positive number, not \(text)") }
-            return number
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
+        var arguments = Arguments(arguments)
+        while let argument = arguments.next() {
             switch argument {
-            case "--rounds": options.rounds = try count(argument); roundsGiven = true
+            case "--rounds": options.rounds = try arguments.count(argument); roundsGiven = true
             case "--quick": options.quick = true
-            case "--json": options.jsonPath = try value(argument)
-            case "--only": onlyNames = try value(argument).split(separator: ",").map(String.init)
-            case "--clients": clientNames = try value(argument).split(separator: ",").map(String.init)
+            case "--json": options.jsonPath = try arguments.value(argument)
+            case "--only": onlyNames = try arguments.list(argument)
+            case "--clients": clientNames = try arguments.list(argument)
             case "--websocket": options.websocket = true
-            case "--ws-child": wsChildScenario = try value(argument); options.websocket = true
-            case "--server":
-                let text = try value(argument)
-                guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), url.scheme != nil else {
-                    throw UsageError("--server needs a URL, not \(text)")
-                }
-                options.serverURL = url
-            case "--child": childScenario = try value(argument)
-            case "--client": childClient = try value(argument)
-            case "--count", "--bytes": childCount = try count(argument)
-            case "--result": childResult = try value(argument)
+            case "--ws-child": wsChildScenario = try arguments.value(argument); options.websocket = true
+            case "--server": options.serverURL = try arguments.url(argument)
+            case "--child": childScenario = try arguments.value(argument)
+            case "--client": childClient = try arguments.value(argument)
+            case "--count", "--bytes": childCount = try arguments.count(argument)
+            case "--result": childResult = try arguments.value(argument)
             case "-h", "--help": throw UsageError(nil)
             default: throw UsageError("unknown option \(argument)")
             }
-            index += 1
         }
         if let onlyNames {
             if !options.websocket, !onlyNames.isEmpty, onlyNames.allSatisfy({ WSScenario(rawValue: $0) != nil }) {
                 options.websocket = true
             }
             if options.websocket {
-                var scenarios = Set<WSScenario>()
-                for name in onlyNames {
-                    guard let scenario = WSScenario(rawValue: name) else { throw UsageError("unknown WebSocket scenario \(name)") }
-                    scenarios.insert(scenario)
-                }
-                options.wsOnly = scenarios
+                options.wsOnly = Set(try parseNames(onlyNames, as: WSScenario.self, what: "WebSocket scenario"))
             } else {
-                var scenarios = Set<Scenario>()
-                for name in onlyNames {
-                    guard let scenario = Scenario(rawValue: name) else { throw UsageError("unknown scenario \(name)") }
-                    scenarios.insert(scenario)
+                let scenarios = try parseNames(onlyNames, as: Scenario.self, what: "scenario")
+                if let other = scenarios.first(where: { !Scenario.peers.contains($0) }) {
+                    throw UsageError("peers does not run \(other.rawValue)")
                 }
-                options.only = scenarios
+                options.only = Set(scenarios)
             }
         }
         if let clientNames {
             if options.websocket {
-                var wanted = Set<WSContender>()
-                for name in clientNames {
-                    guard let contender = WSContender(rawValue: name) else { throw UsageError("unknown WebSocket contender \(name)") }
-                    wanted.insert(contender)
-                }
+                let wanted = Set(try parseNames(clientNames, as: WSContender.self, what: "WebSocket contender"))
                 options.wsContenders = WSContender.allCases.filter(wanted.contains)
             } else {
-                var wanted = Set<Contender>()
-                for name in clientNames {
-                    guard let contender = Contender(rawValue: name) else { throw UsageError("unknown contender \(name)") }
-                    wanted.insert(contender)
-                }
+                let wanted = Set(try parseNames(clientNames, as: Contender.self, what: "contender"))
                 options.contenders = Contender.allCases.filter(wanted.contains)
             }
         }
         if !roundsGiven { options.rounds = options.quick ? 1 : (options.websocket ? 5 : 3) }
         if let wsChildScenario {
-            guard let scenario = WSScenario(rawValue: wsChildScenario),
-                  let contender = childClient.flatMap(WSContender.init(rawValue:)),
-                  let server = options.serverURL, let count = childCount, let result = childResult
-            else { throw UsageError("incomplete --ws-child invocation") }
-            options.wsChild = WSChildSpec(
-                scenario: scenario, contender: contender, server: server.absoluteString, count: count,
-                result: URL(fileURLWithPath: result)
+            options.wsChild = try WSChildSpec(
+                scenario: wsChildScenario, client: childClient, server: options.serverURL, size: childCount, result: childResult
             )
-            return options
-        }
-        if let childScenario {
-            guard let scenario = Scenario(rawValue: childScenario),
-                  let contender = childClient.flatMap(Contender.init(rawValue:)),
-                  let server = options.serverURL, let size = childCount, let result = childResult
-            else { throw UsageError("incomplete --child invocation") }
-            options.child = ChildSpec(
-                scenario: scenario, contender: contender, server: server, size: size,
-                result: URL(fileURLWithPath: result)
+        } else if let childScenario {
+            options.child = try HTTPChildSpec(
+                scenario: childScenario, client: childClient, server: options.serverURL, size: childCount, result: childResult
             )
         }
         return options
@@ -190,34 +148,12 @@ struct Options: Sendable {
     }
 }
 
-/// A bad command line; `message` is nil for `--help`.
-struct UsageError: Error {
-    let message: String?
-    init(_ message: String?) { self.message = message }
-}
-
-/// The scenarios, in the order they run and are reported.
-enum Scenario: String, CaseIterable, Sendable, Hashable {
-    case smallSeq = "small-seq"
-    case smallC16 = "small-c16"
-    case batch = "batch-1000"
-    case stream1g = "stream-1g"
-    case mixedLoad = "mixed-load"
-
-    /// In flight at once: 1, 16, or the batch width.
-    var width: Int {
-        switch self {
-        case .smallSeq, .stream1g, .mixedLoad: return 1
-        case .smallC16: return 16
-        case .batch: return 8
-        }
-    }
-
+extension Scenario {
     var unit: String {
         switch self {
-        case .smallSeq, .smallC16, .batch: return "req/s"
-        case .stream1g: return "MB/s"
+        case .smallSeq, .smallC16, .batch1000: return "req/s"
         case .mixedLoad: return "ms"
+        default: return "MB/s"
         }
     }
 
@@ -237,15 +173,4 @@ enum Contender: String, CaseIterable, Sendable, Hashable, Codable {
     case oursNative = "ours-native"
     /// AsyncHTTPClient 1.37.0, `HTTPClient(eventLoopGroupProvider: .singleton)`.
     case ahc
-}
-
-/// What a child process measures: one contender in one scenario, once.
-struct ChildSpec: Sendable {
-    let scenario: Scenario
-    let contender: Contender
-    let server: URL
-    /// Requests, or body bytes for stream-1g and mixed-load.
-    let size: Int
-    /// Where the child writes its ``ChildReport`` as JSON.
-    let result: URL
 }
