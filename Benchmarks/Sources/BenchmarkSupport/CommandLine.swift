@@ -50,6 +50,39 @@ package struct Arguments {
     }
 }
 
+/// The hidden options with which a parent runs this binary as a child for one measurement:
+/// `--child SCENARIO` (or another flag of `flags`), `--mode NAME` or `--client NAME`, `--bytes N` or
+/// `--count N`, `--workdir DIR`, `--result FILE` (the server is the run's own `--server URL`).
+package struct ChildArguments {
+    /// The flag that named the scenario; nil when this is not a child.
+    package private(set) var flag: String?
+    package private(set) var scenario: String?
+    package private(set) var contender: String?
+    package private(set) var size: Int?
+    package private(set) var workdir: String?
+    package private(set) var result: String?
+
+    package init() {}
+
+    /// Takes `argument` (and its value from `arguments`) if it is a child option: false if not.
+    package mutating func take(_ argument: String, from arguments: inout Arguments, flags: Set<String> = ["--child"]) throws(UsageError) -> Bool {
+        switch argument {
+        case _ where flags.contains(argument): (flag, scenario) = (argument, try arguments.value(argument))
+        case "--mode", "--client": contender = try arguments.value(argument)
+        case "--bytes", "--count": size = try arguments.count(argument)
+        case "--workdir": workdir = try arguments.value(argument)
+        case "--result": result = try arguments.value(argument)
+        default: return false
+        }
+        return true
+    }
+
+    /// The error for a child invocation that lacks one of its options.
+    package var incomplete: UsageError {
+        UsageError("incomplete \(flag ?? "--child") invocation")
+    }
+}
+
 /// Names in a list that `Kind(rawValue:)` accepts, or a usage error naming the first that is not.
 package func parseNames<Kind: RawRepresentable>(_ names: [String], as _: Kind.Type, what: String) throws(UsageError) -> [Kind]
 where Kind.RawValue == String {

@@ -6,11 +6,7 @@ import Foundation
 enum Benchmarks {
     @concurrent
     static func main(_ options: Options) async -> Int32 {
-        if let child = options.child {
-            return await exitStatus("benchmarks child \(child.scenario.rawValue) \(child.mode.rawValue)") {
-                try await ChildRunner.run(child)
-            }
-        }
+        if let child = options.child { return await ChildRunner.main(child) }
         if options.serve {
             return await exitStatus("benchmarks --serve") {
                 let server = try BenchServer(url: nil)

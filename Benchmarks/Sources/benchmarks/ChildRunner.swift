@@ -8,6 +8,11 @@ import FoundationNetworking
 /// The child side of a memory scenario: runs one variant once against the parent's server and
 /// writes a ``ChildReport`` (`value`: MB/s of the body moved). Nothing else runs in the process, so its peak RSS is the variant's.
 enum ChildRunner {
+    /// The child process's work and its exit status.
+    static func main(_ spec: ChildSpec) async -> Int32 {
+        await exitStatus("benchmarks child \(spec.scenario.rawValue) \(spec.mode.rawValue)") { try await run(spec) }
+    }
+
     static func run(_ spec: ChildSpec) async throws {
         let cpuBefore = Measure.processCPUSeconds()
         let start = ContinuousClock.now

@@ -1,7 +1,6 @@
 import BenchmarkSupport
 import AsyncNetworking
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -32,7 +31,7 @@ enum MixedLoadVariants {
             await manager.invalidateAndCancel()
             return figures
         case .baseline:
-            let delegate = MixedStreamDelegate(progress: progress)
+            let delegate = CountingDelegate(progress: progress)
             let session = URLSession(configuration: Configurations.tuned(), delegate: delegate, delegateQueue: nil)
             defer { session.invalidateAndCancel() }
             let client = SmallClient.rawAsync(session)
@@ -47,67 +46,6 @@ enum MixedLoadVariants {
             }
         case .rawCurl:
             return try await RawCurlMixedLoad.run(spec)
-        }
-    }
-}
-
-/// The mixed-load baseline's stream: a raw delegate counting the body bytes of one task on
-/// URLSession's own delegate queue (stream-1g's baseline), on a session whose `data(for:)` GETs run
-/// beside it. Callbacks of other tasks are ignored.
-private final class MixedStreamDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private struct State {
-        var taskIdentifier = -1
-        var continuation: UnsafeContinuation<Int, any Error>?
-        var count = 0
-        var status = 0
-    }
-
-    private let state = Mutex(State())
-    private let progress: MixedLoad.Progress
-
-    init(progress: MixedLoad.Progress) {
-        self.progress = progress
-    }
-
-    func start(_ taskIdentifier: Int, _ continuation: UnsafeContinuation<Int, any Error>) {
-        state.withLock {
-            $0.taskIdentifier = taskIdentifier
-            $0.continuation = continuation
-        }
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
-        completionHandler(.allow)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        state.withLock { if $0.taskIdentifier == dataTask.taskIdentifier { $0.status = status } }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let size = data.count
-        let count: Int? = state.withLock { state in
-            guard state.taskIdentifier == dataTask.taskIdentifier else { return nil }
-            state.count += size
-            return state.count
-        }
-        if let count { progress.consumedBytes.store(count, ordering: .relaxed) }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let finished: (UnsafeContinuation<Int, any Error>?, Int, Int)? = state.withLock { state in
-            guard state.taskIdentifier == task.taskIdentifier else { return nil }
-            defer { state.continuation = nil }
-            return (state.continuation, state.count, state.status)
-        }
-        guard let (continuation, count, status) = finished else { return }
-        if let error {
-            continuation?.resume(throwing: error)
-        } else if status != 200 {
-            continuation?.resume(throwing: BenchmarkError("mixed-load baseline: status \(status)"))
-        } else {
-            continuation?.resume(returning: count)
         }
     }
 }

@@ -97,11 +97,7 @@ struct Options: Sendable {
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
         var options = Options()
         var bigRoundsGiven = false
-        var childScenario: String?
-        var childMode: String?
-        var childBytes: Int?
-        var childWorkdir: String?
-        var childResult: String?
+        var child = ChildArguments()
         var arguments = Arguments(arguments)
         while let argument = arguments.next() {
             switch argument {
@@ -119,11 +115,6 @@ struct Options: Sendable {
             case "--json": options.jsonPath = try arguments.value(argument)
             case "--only": options.only = Set(try parseNames(arguments.list(argument), as: Scenario.self, what: "scenario").map(\.rawValue))
             case "--server": options.serverURL = try arguments.url(argument)
-            case "--child": childScenario = try arguments.value(argument)
-            case "--mode": childMode = try arguments.value(argument)
-            case "--bytes": childBytes = try arguments.count(argument)
-            case "--workdir": childWorkdir = try arguments.value(argument)
-            case "--result": childResult = try arguments.value(argument)
             case "--variants": options.variants = Set(try arguments.list(argument))
             case "--trace": options.trace = try parseNames([arguments.value(argument)], as: Scenario.self, what: "scenario")[0]
             case "--trace-raw":
@@ -131,19 +122,19 @@ struct Options: Sendable {
                 guard mode == "raw-spill" || mode == "raw-count" else { throw UsageError("--trace-raw is raw-spill or raw-count") }
                 options.traceRaw = mode
             case "-h", "--help": throw UsageError(nil)
-            default: throw UsageError("unknown option \(argument)")
+            default: guard try child.take(argument, from: &arguments) else { throw UsageError("unknown option \(argument)") }
             }
         }
         if options.quick {
             if !options.roundsGiven { options.rounds = 2 }
             if !bigRoundsGiven { options.bigRounds = 1 }
         }
-        if let childScenario {
+        if let childScenario = child.scenario {
             guard let scenario = Scenario(rawValue: childScenario), scenario.isMemoryScenario,
-                  let mode = childMode.flatMap(ChildSpec.Mode.init(rawValue:)),
-                  let server = options.serverURL, let bytes = childBytes,
-                  let workdir = childWorkdir, let result = childResult
-            else { throw UsageError("incomplete --child invocation") }
+                  let mode = child.contender.flatMap(ChildSpec.Mode.init(rawValue:)),
+                  let server = options.serverURL, let bytes = child.size,
+                  let workdir = child.workdir, let result = child.result
+            else { throw child.incomplete }
             options.child = ChildSpec(
                 scenario: scenario, mode: mode, server: server, bytes: bytes,
                 workdir: URL(fileURLWithPath: workdir), result: URL(fileURLWithPath: result)

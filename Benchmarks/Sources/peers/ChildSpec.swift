@@ -34,12 +34,21 @@ struct ChildSpec<Scenario: ChildScenario, Contender: RawRepresentable & Sendable
         self.result = result
     }
 
+    /// The flag that makes this binary such a child.
+    static var flag: String { Scenario.childFlag }
+
     /// The child's side of the command line: `FLAG SCENARIO --client NAME --server URL --count N --result FILE`.
-    init(scenario: String, client: String?, server: URL?, size: Int?, result: String?) throws(UsageError) {
-        guard let scenario = Scenario(rawValue: scenario), let contender = client.flatMap(Contender.init(rawValue:)),
-              let server, let size, let result
-        else { throw UsageError("incomplete \(Scenario.childFlag) invocation") }
+    init(_ arguments: ChildArguments, server: URL?) throws(UsageError) {
+        guard let scenario = arguments.scenario.flatMap(Scenario.init(rawValue:)),
+              let contender = arguments.contender.flatMap(Contender.init(rawValue:)),
+              let server, let size = arguments.size, let result = arguments.result
+        else { throw arguments.incomplete }
         self.init(scenario: scenario, contender: contender, server: server.absoluteString, size: size, result: URL(fileURLWithPath: result))
+    }
+
+    /// The child process's work (`body`) and its exit status.
+    func main(_ body: (Self) async throws -> Void) async -> Int32 {
+        await exitStatus("peers child \(scenario.rawValue) \(contender.rawValue)") { try await body(self) }
     }
 
     /// The parent's side: runs this binary as the child and reads its report.

@@ -81,11 +81,7 @@ struct Options: Sendable {
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
         var options = Options()
         var roundsGiven = false
-        var childScenario: String?
-        var childClient: String?
-        var childCount: Int?
-        var childResult: String?
-        var wsChildScenario: String?
+        var child = ChildArguments()
         var onlyNames: [String]?
         var clientNames: [String]?
         var arguments = Arguments(arguments)
@@ -97,16 +93,15 @@ struct Options: Sendable {
             case "--only": onlyNames = try arguments.list(argument)
             case "--clients": clientNames = try arguments.list(argument)
             case "--websocket": options.websocket = true
-            case "--ws-child": wsChildScenario = try arguments.value(argument); options.websocket = true
             case "--server": options.serverURL = try arguments.url(argument)
-            case "--child": childScenario = try arguments.value(argument)
-            case "--client": childClient = try arguments.value(argument)
-            case "--count", "--bytes": childCount = try arguments.count(argument)
-            case "--result": childResult = try arguments.value(argument)
             case "-h", "--help": throw UsageError(nil)
-            default: throw UsageError("unknown option \(argument)")
+            default:
+                guard try child.take(argument, from: &arguments, flags: [HTTPChildSpec.flag, WSChildSpec.flag]) else {
+                    throw UsageError("unknown option \(argument)")
+                }
             }
         }
+        if child.flag == WSChildSpec.flag { options.websocket = true }
         if let onlyNames {
             if !options.websocket, !onlyNames.isEmpty, onlyNames.allSatisfy({ WSScenario(rawValue: $0) != nil }) {
                 options.websocket = true
@@ -116,7 +111,7 @@ struct Options: Sendable {
             } else {
                 let scenarios = try parseNames(onlyNames, as: Scenario.self, what: "scenario")
                 if let other = scenarios.first(where: { !Scenario.peers.contains($0) }) {
-                    throw UsageError("peers does not run \(other.rawValue)")
+                    throw UsageError("\(other.rawValue) is not a peers scenario")
                 }
                 options.only = Set(scenarios)
             }
@@ -131,14 +126,10 @@ struct Options: Sendable {
             }
         }
         if !roundsGiven { options.rounds = options.quick ? 1 : (options.websocket ? 5 : 3) }
-        if let wsChildScenario {
-            options.wsChild = try WSChildSpec(
-                scenario: wsChildScenario, client: childClient, server: options.serverURL, size: childCount, result: childResult
-            )
-        } else if let childScenario {
-            options.child = try HTTPChildSpec(
-                scenario: childScenario, client: childClient, server: options.serverURL, size: childCount, result: childResult
-            )
+        if child.flag == WSChildSpec.flag {
+            options.wsChild = try WSChildSpec(child, server: options.serverURL)
+        } else if child.flag != nil {
+            options.child = try HTTPChildSpec(child, server: options.serverURL)
         }
         return options
     }

@@ -7,16 +7,8 @@ import Foundation
 enum Peers {
     @concurrent
     static func main(_ options: Options) async -> Int32 {
-        if let child = options.child {
-            return await exitStatus("peers child \(child.scenario.rawValue) \(child.contender.rawValue)") {
-                try await ChildRunner.run(child)
-            }
-        }
-        if let child = options.wsChild {
-            return await exitStatus("peers child \(child.scenario.rawValue) \(child.contender.rawValue)") {
-                try await WebSocketChild.run(child)
-            }
-        }
+        if let child = options.child { return await child.main(ChildRunner.run) }
+        if let child = options.wsChild { return await child.main(WebSocketChild.run) }
         if options.websocket {
             return await WebSocketBench.main(options)
         }
