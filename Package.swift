@@ -9,7 +9,6 @@ let package = Package(
         .library(name: "AsyncNetworking", targets: ["AsyncNetworking"]),
         .library(name: "LoopbackServer", targets: ["LoopbackServer"]),
         .executable(name: "demo", targets: ["AsyncNetworkingDemo"]),
-        .executable(name: "benchmarks", targets: ["Benchmarks"]),
         .executable(name: "anfetch", targets: ["anfetch"]),
     ],
     targets: [
@@ -23,11 +22,6 @@ let package = Package(
         .executableTarget(
             name: "AsyncNetworkingDemo",
             dependencies: ["AsyncNetworking", "LoopbackServer"]
-        ),
-        .executableTarget(
-            name: "Benchmarks",
-            dependencies: ["AsyncNetworking", "LoopbackServer", "CCurlShim"],
-            path: "Benchmarks/Sources/benchmarks"
         ),
         // anfetch: a download tool built only on the public API; the logic lives in AnfetchKit.
         .target(name: "AnfetchKit", dependencies: ["AsyncNetworking", "LoopbackServer", "NetworkingPrimitives"]),

@@ -2,11 +2,11 @@
 # nginx on 127.0.0.1 for the benchmarks' --server runs (the README's figures come from it):
 #   Benchmarks/nginx/serve.sh [start]   http on :${HTTP_PORT:-18180}, https + HTTP/2 on :${HTTPS_PORT:-18543}
 #   Benchmarks/nginx/serve.sh stop
-# It serves what both benchmark packages ask for: GET /bytes/N (N zero bytes, for every N in
+# It serves what both benchmark executables ask for: GET /bytes/N (N zero bytes, for every N in
 # $SIZES) and POST /upload (any size, answered "ok"). A throwaway self-signed certificate for
 # 127.0.0.1 is made with openssl. Installs nginx from Debian when missing.
-#   swift run -c release benchmarks --server http://127.0.0.1:18180
-#   swift run -c release --package-path Benchmarks/Peers peers --server http://127.0.0.1:18180
+#   swift run -c release --package-path Benchmarks benchmarks --server http://127.0.0.1:18180
+#   swift run -c release --package-path Benchmarks peers --server http://127.0.0.1:18180
 set -euo pipefail
 STATE=${BENCH_NGINX_DIR:-${TMPDIR:-/tmp}/asyncnetworking-bench-nginx}
 HP=${HTTP_PORT:-18180} SP=${HTTPS_PORT:-18543}

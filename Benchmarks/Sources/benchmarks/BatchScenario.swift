@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 #if canImport(FoundationNetworking)
@@ -69,24 +70,15 @@ enum BatchScenario {
         let wanted = options.variants ?? defaultVariants
         let variants = all.filter { wanted.contains($0.name) }
         for variant in variants { _ = try await variant.measure() } // warm-up round, not counted
-        let (samples, cpu) = try await alternate(.batch1000, variants, rounds: options.rounds, unit: "s")
+        let (samples, cpu) = try await alternate(Scenario.batch1000.rawValue, variants, rounds: options.rounds, unit: "s")
         await manager.invalidateAndCancel()
         await managerURLSession.invalidateAndCancel()
 
         var result = ScenarioResult(scenario: .batch1000, unit: "s", lowerIsBetter: true)
-        let labels = [
-            ContenderKey.ours: "SessionManager(transport: .curl).data(for: requests, width: \(width))",
-            ContenderKey.oursURLSession: "SessionManager(transport: .urlSession).data(for: requests, width: \(width))",
-            ContenderKey.rawURLSession: "hand-written TaskGroup (width \(width)) over URLSession.data(for:)",
-            ContenderKey.rawCurl: "bare libcurl multi loop, \(width) easy handles reused, <= \(RawCurlClient.libraryHostConnections) connections",
-        ]
-        for key in [ContenderKey.ours, ContenderKey.oursURLSession, ContenderKey.rawURLSession, ContenderKey.rawCurl] {
-            guard let values = samples[key] else { continue }
-            result.contenders.append(Contender(
-                key: key, label: labels[key]!, value: Measure.median(values), samples: values,
-                cpuMicroseconds: cpu[key].map { Measure.median($0) * 1e6 }
-            ))
-        }
+        result.addContenders(
+            call: "data(for: requests, width: \(width))", rawURLSession: "hand-written TaskGroup (width \(width)) over URLSession.data(for:)",
+            width: width, samples: samples, cpu: cpu
+        )
         if let byHand = samples["ours-taskgroup"].map(Measure.median) {
             result.extras = [
                 .init(key: "ours_taskgroup", label: "hand-written TaskGroup over SessionManager(transport: .curl).data(for:)",

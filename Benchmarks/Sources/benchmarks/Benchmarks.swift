@@ -1,65 +1,42 @@
+import BenchmarkSupport
 import Foundation
 
-/// The run: a child measurement, or every selected scenario and the report.
+/// The run: a child measurement, one of the benchmarks that run alone, or every selected scenario
+/// and the report.
 enum Benchmarks {
     @concurrent
     static func main(_ options: Options) async -> Int32 {
-        if let child = options.child {
-            do {
-                try await ChildRunner.run(child)
-                return 0
-            } catch {
-                log("benchmarks child \(child.scenario.rawValue) \(child.mode.rawValue): \(error)")
-                return 1
-            }
-        }
+        if let child = options.child { return await ChildRunner.main(child) }
         if options.serve {
-            do {
+            return await exitStatus("benchmarks --serve") {
                 let server = try BenchServer(url: nil)
                 FileHandle.standardOutput.write(Data((server.baseURL.absoluteString + "\n").utf8))
                 while true { try await Task.sleep(for: .seconds(3600)) }
-            } catch {
-                log("benchmarks --serve: \(error)")
-                return 1
             }
         }
         if options.tls {
-            return await TLSBenchmark.run(options)
+            return await exitStatus("benchmarks tls") { try await TLSBenchmark.run(options) }
         }
         if options.heldStreams {
-            return await HeldStreamsBenchmark.run(options)
+            return await exitStatus("benchmarks held-streams") { try await HeldStreamsBenchmark.run(options) }
         }
         if options.twoDownloads {
-            return await TwoDownloadsBenchmark.run(options)
+            return await exitStatus("benchmarks two-downloads") { try await TwoDownloadsBenchmark.run(options) }
         }
         if let scenario = options.trace {
-            do {
+            return await exitStatus("benchmarks --trace") {
                 try await Trace.run(scenario, rawMode: options.traceRaw, options: options)
-                return 0
-            } catch {
-                log("benchmarks --trace: \(error)")
-                return 1
             }
         }
-        let header = "AsyncNetworking benchmarks — \(Report.machine())\nlibcurl: \(Report.curlVersion())"
+        let header = "AsyncNetworking benchmarks — \(Machine.describe())\nlibcurl: \(RawCurlClient.version())"
         log(header)
-        let workdir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("asyncnetworking-bench-\(UUID().uuidString)")
-        do {
-            try FileManager.default.createDirectory(at: workdir, withIntermediateDirectories: true)
-        } catch {
-            log("benchmarks: cannot create \(workdir.path): \(error)")
-            return 1
+        return await withRunServer("benchmarks", prefix: "asyncnetworking-bench", start: { try BenchServer(url: options.serverURL) }) { server, workdir in
+            await scenarios(options, server: server, workdir: workdir, header: header)
         }
-        defer { try? FileManager.default.removeItem(at: workdir) }
-        let server: BenchServer
-        do {
-            server = try BenchServer(url: options.serverURL)
-        } catch {
-            log("benchmarks: cannot start the loopback server: \(error)")
-            return 1
-        }
-        defer { server.stop() }
+    }
+
+    /// Every selected scenario, the table on stdout and the JSON file.
+    private static func scenarios(_ options: Options, server: BenchServer, workdir: Workdir, header: String) async -> Int32 {
         let sizes = "\(options.smallCount) small requests of \(BenchServer.smallBytes) B, batch of \(options.batchCount) "
             + "(repeated until \(options.minimumSampleSeconds) s per sample), "
             + "\(options.bigBytes >> 20) MiB bodies; \(options.rounds) rounds (1 GiB scenarios: \(options.bigRounds), a child process each)"
@@ -87,14 +64,8 @@ enum Benchmarks {
             }
         }
         print(Report.table(results, header: header + "\nserver: \(server.description); \(sizes)"))
-        if let path = options.jsonPath {
-            do {
-                try Report.writeJSON(results, to: path)
-                log("wrote \(path)")
-            } catch {
-                log("benchmarks: cannot write \(path): \(error)")
-                return 1
-            }
+        if let path = options.jsonPath, !Machine.write({ try Report.json(results) }, to: path, program: "benchmarks") {
+            return 1
         }
         return 0
     }

@@ -1,24 +1,20 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// What a child process reports back: one measurement of one variant, and its own peak RSS.
-struct ChildReport: Codable, Sendable {
-    /// MB/s (10^6 bytes per second) of the body moved.
-    var megabytesPerSecond: Double
-    var seconds: Double
-    /// `VmHWM` at the end of the run: the process's peak resident set size, KiB.
-    var peakRSSKiB: Int
-    /// mixed-load only: its latencies and stream rate (`megabytesPerSecond` is then the stream's).
-    var mixed: MixedLoadFigures? = nil
-}
-
 /// The child side of a memory scenario: runs one variant once against the parent's server and
-/// writes a ``ChildReport``. Nothing else runs in the process, so its peak RSS is the variant's.
+/// writes a ``ChildReport`` (`value`: MB/s of the body moved). Nothing else runs in the process, so its peak RSS is the variant's.
 enum ChildRunner {
+    /// The child process's work and its exit status.
+    static func main(_ spec: ChildSpec) async -> Int32 {
+        await exitStatus("benchmarks child \(spec.scenario.rawValue) \(spec.mode.rawValue)") { try await run(spec) }
+    }
+
     static func run(_ spec: ChildSpec) async throws {
+        let cpuBefore = Measure.processCPUSeconds()
         let start = ContinuousClock.now
         var mixed: MixedLoadFigures?
         switch (spec.scenario, spec.mode) {
@@ -31,7 +27,7 @@ enum ChildRunner {
         case (.download1g, .baseline): try await FileVariants.rawDownload(spec)
         case (.upload1g, .ours), (.upload1g, .oursURLSession): try await FileVariants.oursUpload(spec)
         case (.upload1g, .baseline): try await FileVariants.rawUpload(spec)
-        case (.mixedLoad, _): mixed = try await MixedLoad.child(spec)
+        case (.mixedLoad, _): mixed = try await MixedLoadVariants.child(spec)
         case (_, .rawCurl):
             throw BenchmarkError("\(spec.scenario.rawValue) has no raw libcurl contender")
         case (.smallSeq, _), (.smallC16, _), (.batch1000, _):
@@ -39,12 +35,10 @@ enum ChildRunner {
         }
         let seconds = mixed?.streamSeconds ?? Measure.seconds(ContinuousClock.now - start)
         let report = ChildReport(
-            megabytesPerSecond: Measure.megabytesPerSecond(spec.bytes, seconds: seconds),
-            seconds: seconds,
-            peakRSSKiB: Measure.peakRSSKiB(),
-            mixed: mixed
+            value: Measure.megabytesPerSecond(spec.bytes, seconds: seconds), seconds: seconds,
+            cpuSeconds: Measure.processCPUSeconds() - cpuBefore, mixed: mixed
         )
-        try JSONEncoder().encode(report).write(to: spec.result)
+        try report.write(to: spec.result)
     }
 }
 

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 #if canImport(FoundationNetworking)

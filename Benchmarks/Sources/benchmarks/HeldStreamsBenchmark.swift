@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 #if canImport(FoundationNetworking)
@@ -12,17 +13,7 @@ import FoundationNetworking
 /// peak RSS growth over the hold, both read streams' rates, and the HTTP versions they negotiated. Over https nginx offers HTTP/2, so this is the
 /// many-streams-on-one-connection case; over http it is HTTP/1.1 throughout.
 enum HeldStreamsBenchmark {
-    static func run(_ options: Options) async -> Int32 {
-        do {
-            try await measure(options)
-            return 0
-        } catch {
-            log("benchmarks held-streams: \(error)")
-            return 1
-        }
-    }
-
-    private static func measure(_ options: Options) async throws {
+    static func run(_ options: Options) async throws {
         guard let server = options.serverURL else { throw BenchmarkError("held-streams needs --server URL (nginx serving /100m.bin)") }
         let count = options.heldCount
         let configuration = SessionManager.defaultConfiguration()
@@ -37,30 +28,14 @@ enum HeldStreamsBenchmark {
         for _ in 0..<count {
             handles.append(try await manager.dataTask(with: URLRequest(url: url)))
         }
-        var read: Int64 = 0
-        var version = "?"
-        for try await event in handles[0].events {
-            switch event {
-            case .data(let chunk): read += Int64(chunk.count)
-            case .completed(let metrics): version = metrics.connection?.httpVersion ?? "?"
-            default: break
-            }
-        }
+        let (read, version) = try await drain(handles[0])
         let readSeconds = (ContinuousClock.now - started).seconds
         let remaining = Duration.seconds(options.holdSeconds) - (ContinuousClock.now - started)
         if remaining > .zero { try await Task.sleep(for: remaining) }
         let peakGrowth = Double(Measure.peakRSSKiB() - baseRSS) / 1024
         // Drain one held transfer to its end too (its version, and that it still completes).
-        var heldRead: Int64 = 0
-        var heldVersion = "?"
         let heldStart = ContinuousClock.now
-        for try await event in handles[1].events {
-            switch event {
-            case .data(let chunk): heldRead += Int64(chunk.count)
-            case .completed(let metrics): heldVersion = metrics.connection?.httpVersion ?? "?"
-            default: break
-            }
-        }
+        let (heldRead, heldVersion) = try await drain(handles[1])
         let heldSeconds = (ContinuousClock.now - heldStart).seconds
         for handle in handles.dropFirst(2) { handle.cancel() }
         handles.removeAll()
@@ -70,6 +45,20 @@ enum HeldStreamsBenchmark {
             count, url.absoluteString, count - 1, Double(options.holdSeconds), peakGrowth, Double(read) / 1_048_576, readSeconds,
             Double(read) / 1_048_576 / readSeconds, version, count - 2, Double(heldRead) / 1_048_576, heldSeconds, Double(heldRead) / 1_048_576 / heldSeconds, heldVersion
         ))
+    }
+
+    /// Reads `handle`'s events to the end: the body bytes and the negotiated HTTP version.
+    private static func drain(_ handle: TransferHandle) async throws -> (bytes: Int64, version: String) {
+        var bytes: Int64 = 0
+        var version = "?"
+        for try await event in handle.events {
+            switch event {
+            case .data(let chunk): bytes += Int64(chunk.count)
+            case .completed(let metrics): version = metrics.connection?.httpVersion ?? "?"
+            default: break
+            }
+        }
+        return (bytes, version)
     }
 }
 

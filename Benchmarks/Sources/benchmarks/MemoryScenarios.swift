@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// The 1 GiB scenarios, measured from the parent: every contender of every round runs in a fresh
@@ -15,39 +16,40 @@ enum MemoryScenarios {
     /// Runs every contender of `scenario` `rounds` times, each in a child process; round `r`
     /// starts with contender `r mod count`.
     static func runChildren(
-        _ scenario: Scenario, server: BenchServer, options: Options, workdir: URL,
+        _ scenario: Scenario, server: BenchServer, options: Options, workdir: Workdir,
         describe: (ChildSpec.Mode, ChildReport) -> String
     ) async throws -> [ChildSpec.Mode: [ChildReport]] {
-        let modes = modes(scenario)
         var reports: [ChildSpec.Mode: [ChildReport]] = [:]
-        for round in 0..<options.bigRounds {
-            var line = "  \(scenario.rawValue) round \(round + 1)/\(options.bigRounds):"
-            for step in 0..<modes.count {
-                let mode = modes[(round + step) % modes.count]
-                let spec = ChildSpec(
-                    scenario: scenario, mode: mode, server: server.baseURL, bytes: options.bigBytes, workdir: workdir,
-                    result: workdir.appendingPathComponent("result-\(scenario.rawValue)-\(mode.rawValue)-\(round).json")
-                )
-                let report = try await ChildProcess.run(spec)
-                reports[mode, default: []].append(report)
-                line += describe(mode, report)
-            }
-            log(line)
+        try await rotateRounds(modes(scenario), rounds: options.bigRounds, name: scenario.rawValue) { mode in
+            let spec = ChildSpec(
+                scenario: scenario, mode: mode, server: server.baseURL, bytes: options.bigBytes, workdir: workdir.url,
+                result: workdir.result(scenario.rawValue, mode.rawValue, round: reports[mode, default: []].count)
+            )
+            let report = try await ChildProcess.run(
+                arguments: [
+                    "--child", spec.scenario.rawValue, "--mode", spec.mode.rawValue,
+                    "--server", spec.server.absoluteString, "--bytes", String(spec.bytes),
+                    "--workdir", spec.workdir.path, "--result", spec.result.path,
+                ],
+                result: spec.result, name: "\(spec.scenario.rawValue) --mode \(spec.mode.rawValue)"
+            )
+            reports[mode, default: []].append(report)
+            return describe(mode, report)
         }
         return reports
     }
 
-    static func run(_ scenario: Scenario, server: BenchServer, options: Options, workdir: URL) async throws -> ScenarioResult {
+    static func run(_ scenario: Scenario, server: BenchServer, options: Options, workdir: Workdir) async throws -> ScenarioResult {
         let bytes = options.bigBytes
         if scenario == .upload1g {
-            let source = FileVariants.uploadSource(in: workdir)
+            let source = FileVariants.uploadSource(in: workdir.url)
             if !FileManager.default.fileExists(atPath: source.path) {
                 log("  writing a \(bytes >> 20) MiB upload source")
                 try FileVariants.writeSource(source, bytes: bytes)
             }
         }
         let reports = try await runChildren(scenario, server: server, options: options, workdir: workdir) { mode, report in
-            String(format: " %@ %.0f MB/s %.1f MiB", mode.rawValue, report.megabytesPerSecond, Double(report.peakRSSKiB) / 1024)
+            String(format: " %@ %.0f MB/s %.1f MiB", mode.rawValue, report.value, Double(report.peakRSSKiB) / 1024)
         }
 
         let slow = scenario == .slowConsumer1g
@@ -80,10 +82,10 @@ enum MemoryScenarios {
             case .baseline: label = baseline
             case .rawCurl: label = "bare libcurl loop, one easy handle, write callback counting bytes"
             }
-            let values = slow ? runs.map { Double($0.peakRSSKiB) / 1024 } : runs.map(\.megabytesPerSecond)
+            let values = slow ? runs.map { Double($0.peakRSSKiB) / 1024 } : runs.map(\.value)
             result.contenders.append(Contender(
                 key: mode.rawValue, label: label, value: Measure.median(values), samples: values,
-                peakRSSMiB: Double(runs.map(\.peakRSSKiB).max() ?? 0) / 1024
+                peakRSSMiB: runs.peakRSSMiB
             ))
         }
         if slow {
@@ -91,7 +93,7 @@ enum MemoryScenarios {
                 guard let runs = reports[mode] else { return nil }
                 return .init(
                     key: "\(mode.rawValue.replacingOccurrences(of: "-", with: "_"))_mbps",
-                    label: "consumer-paced throughput, \(mode.rawValue)", value: Measure.median(runs.map(\.megabytesPerSecond)),
+                    label: "consumer-paced throughput, \(mode.rawValue)", value: Measure.median(runs.map(\.value)),
                     ratio: nil, unit: "MB/s"
                 )
             }
@@ -113,33 +115,5 @@ enum MemoryScenarios {
             result.addRSSTarget(ContenderKey.oursURLSession, atMost: 100, urlSessionEra: true)
         }
         return result
-    }
-}
-
-/// Re-executes this binary as a child for one measurement and reads its report.
-enum ChildProcess {
-    static func run(_ spec: ChildSpec) async throws -> ChildReport {
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "--child", spec.scenario.rawValue, "--mode", spec.mode.rawValue,
-            "--server", spec.server.absoluteString, "--bytes", String(spec.bytes),
-            "--workdir", spec.workdir.path, "--result", spec.result.path,
-        ]
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        defer { try? FileManager.default.removeItem(at: spec.result) }
-        guard status == 0 else {
-            throw BenchmarkError("child \(spec.scenario.rawValue) --mode \(spec.mode.rawValue) exited with status \(status)")
-        }
-        return try JSONDecoder().decode(ChildReport.self, from: Data(contentsOf: spec.result))
     }
 }

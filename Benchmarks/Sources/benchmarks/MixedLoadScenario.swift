@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// mixed-load, measured from the parent: each round runs ours on curl, ours on URLSession, the raw
@@ -5,17 +6,11 @@ import Foundation
 /// scenarios do); see ``MixedLoad`` for what one child does. The table's row is the busy p99
 /// latency; the rest goes in a section below.
 enum MixedLoadScenario {
-    static func run(server: BenchServer, options: Options, workdir: URL) async throws -> ScenarioResult {
+    static func run(server: BenchServer, options: Options, workdir: Workdir) async throws -> ScenarioResult {
         let scenario = Scenario.mixedLoad
         log("  \(scenario.rawValue): \(options.bigRounds) round(s)")
         let reports = try await MemoryScenarios.runChildren(scenario, server: server, options: options, workdir: workdir) { mode, report in
-            guard let figures = report.mixed else { return " \(mode.rawValue): no figures" }
-            return String(
-                format: "\n    %@: peak RSS %.1f MiB, quiet p50/p99 %.2f/%.2f ms, busy p50/p99 %.2f/%.2f ms (max %.1f) = %.2fx, stream %.0f MB/s, %d busy GETs (%d ended before the stream)",
-                mode.rawValue, Double(report.peakRSSKiB) / 1024, figures.quietP50, figures.quietP99,
-                figures.busyP50, figures.busyP99, figures.busyMax, figures.p99Ratio,
-                figures.streamMegabytesPerSecond, figures.gets, figures.getsDuringStream
-            )
+            MixedLoadReport.progress(mode.rawValue, report)
         }
         let modes = MemoryScenarios.modes(scenario)
         for mode in modes {
@@ -33,12 +28,12 @@ enum MixedLoadScenario {
         ]
         for mode in modes {
             let runs = reports[mode] ?? []
-            let figures = runs.compactMap(\.mixed)
+            let figures = runs.mixed
             guard !figures.isEmpty else { continue }
             result.contenders.append(Contender(
                 key: mode.rawValue, label: labels[mode] ?? mode.rawValue,
                 value: Measure.median(figures.map(\.busyP99)), samples: figures.map(\.busyP99),
-                peakRSSMiB: Double(runs.map(\.peakRSSKiB).max() ?? 0) / 1024
+                peakRSSMiB: runs.peakRSSMiB
             ))
         }
 
@@ -75,32 +70,9 @@ enum MixedLoadScenario {
             ))
         }
 
-        func line(_ name: String, _ reports: [ChildReport]) -> String {
-            let figures = reports.compactMap(\.mixed)
-            func median(_ values: [Double]) -> String { Format.number(Measure.median(values)) }
-            return "  " + [
-                Format.pad(name, 15),
-                Format.padLeft(String(format: "%.1f", Double(reports.map(\.peakRSSKiB).max() ?? 0) / 1024), 8),
-                Format.padLeft(median(figures.map(\.quietP50)), 9), Format.padLeft(median(figures.map(\.quietP99)), 9),
-                Format.padLeft(median(figures.map(\.busyP50)), 9), Format.padLeft(median(figures.map(\.busyP99)), 9),
-                Format.padLeft(Format.ratio(Measure.median(figures.map(\.p99Ratio))), 10),
-                Format.padLeft(median(figures.map(\.streamMegabytesPerSecond)), 8),
-                Format.padLeft(figures.map { String($0.gets) }.joined(separator: ","), 10),
-            ].joined(separator: " ")
-        }
-        result.notes = [
-            "mixed-load: \(MixedLoad.getCount) sequential GET /bytes/\(BenchServer.smallBytes) alone (quiet), then up to \(MixedLoad.getCount) more on the same session "
-                + "while it streams \(options.bigBytes >> 20) MiB read at once (busy; none start after the stream's end); "
-                + "medians over \(options.bigRounds) round(s), peak RSS the worst round:",
-            "  " + [
-                Format.pad("", 15), Format.padLeft("RSS MiB", 8), Format.padLeft("quiet p50", 9), Format.padLeft("quiet p99", 9),
-                Format.padLeft("busy p50", 9), Format.padLeft("busy p99", 9), Format.padLeft("busy/quiet", 10),
-                Format.padLeft("MB/s", 8), Format.padLeft("busy GETs", 10),
-            ].joined(separator: " "),
-        ] + modes.map { line($0.rawValue, reports[$0] ?? []) } + [
-            "  (latencies in ms; busy/quiet is p99 over p99 per round; busy GETs: made while the stream ran, per round — "
-                + "under 300 means the stream ended first, and under 100 makes the busy p99 their maximum)",
-        ]
+        result.notes = MixedLoadReport.lines(
+            modes.map { ($0.rawValue, reports[$0] ?? []) }, bytes: options.bigBytes, rounds: options.bigRounds
+        )
         return result
     }
 }

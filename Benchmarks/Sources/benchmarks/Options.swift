@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 
@@ -95,83 +96,45 @@ struct Options: Sendable {
     /// Parses `arguments` (without the program name).
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
         var options = Options()
-        var roundsGiven = false
         var bigRoundsGiven = false
-        var childScenario: String?
-        var childMode: String?
-        var childBytes: Int?
-        var childWorkdir: String?
-        var childResult: String?
-        var index = 0
-        func value(_ name: String) throws(UsageError) -> String {
-            index += 1
-            guard index < arguments.count else { throw UsageError("\(name) needs a value") }
-            return arguments[index]
-        }
-        func count(_ name: String) throws(UsageError) -> Int {
-            let text = try value(name)
-            guard let number = Int(text), number > 0 else { throw UsageError("\(name) needs a positive number, not \(text)") }
-            return number
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
+        var child = ChildArguments()
+        var arguments = Arguments(arguments)
+        while let argument = arguments.next() {
             switch argument {
-            case "--rounds": options.rounds = try count(argument); roundsGiven = true; options.roundsGiven = true
-            case "--big-rounds": options.bigRounds = try count(argument); bigRoundsGiven = true
+            case "--rounds": options.rounds = try arguments.count(argument); options.roundsGiven = true
+            case "--big-rounds": options.bigRounds = try arguments.count(argument); bigRoundsGiven = true
             case "--quick": options.quick = true
             case "tls", "--tls": options.tls = true
             case "held-streams": options.heldStreams = true
             case "two-downloads": options.twoDownloads = true
-            case "--count": options.heldCount = try count(argument)
-            case "--hold": options.holdSeconds = try count(argument)
-            case "--ca": options.caFile = try value(argument)
-            case "--drip":
-                let text = try value(argument)
-                guard let url = URL(string: text) else { throw UsageError("--drip needs a URL, not \(text)") }
-                options.dripURL = url
+            case "--count": options.heldCount = try arguments.count(argument)
+            case "--hold": options.holdSeconds = try arguments.count(argument)
+            case "--ca": options.caFile = try arguments.value(argument)
+            case "--drip": options.dripURL = try arguments.url(argument)
             case "--serve": options.serve = true
-            case "--json": options.jsonPath = try value(argument)
-            case "--only":
-                let names = try value(argument).split(separator: ",").map { String($0) }
-                for name in names where Scenario(rawValue: name) == nil {
-                    throw UsageError("unknown scenario \(name)")
-                }
-                options.only = Set(names)
-            case "--server":
-                let text = try value(argument)
-                guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text), url.scheme != nil else {
-                    throw UsageError("--server needs a URL, not \(text)")
-                }
-                options.serverURL = url
-            case "--child": childScenario = try value(argument)
-            case "--mode": childMode = try value(argument)
-            case "--bytes": childBytes = try count(argument)
-            case "--workdir": childWorkdir = try value(argument)
-            case "--result": childResult = try value(argument)
-            case "--variants": options.variants = Set(try value(argument).split(separator: ",").map { String($0) })
-            case "--trace":
-                let name = try value(argument)
-                guard let scenario = Scenario(rawValue: name) else { throw UsageError("unknown scenario \(name)") }
-                options.trace = scenario
+            case "--json": options.jsonPath = try arguments.value(argument)
+            case "--only": options.only = Set(try parseNames(arguments.list(argument), as: Scenario.self, what: "scenario").map(\.rawValue))
+            case "--server": options.serverURL = try arguments.url(argument)
+            case "--variants": options.variants = Set(try arguments.list(argument))
+            case "--trace": options.trace = try parseNames([arguments.value(argument)], as: Scenario.self, what: "scenario")[0]
             case "--trace-raw":
-                let mode = try value(argument)
+                let mode = try arguments.value(argument)
                 guard mode == "raw-spill" || mode == "raw-count" else { throw UsageError("--trace-raw is raw-spill or raw-count") }
                 options.traceRaw = mode
             case "-h", "--help": throw UsageError(nil)
-            default: throw UsageError("unknown option \(argument)")
+            default: guard try child.take(argument, from: &arguments) else { throw UsageError("unknown option \(argument)") }
             }
-            index += 1
         }
         if options.quick {
-            if !roundsGiven { options.rounds = 2 }
+            if !options.roundsGiven { options.rounds = 2 }
             if !bigRoundsGiven { options.bigRounds = 1 }
         }
-        if let childScenario {
+        if let childScenario = child.scenario {
             guard let scenario = Scenario(rawValue: childScenario), scenario.isMemoryScenario,
-                  let mode = childMode.flatMap(ChildSpec.Mode.init(rawValue:)),
-                  let server = options.serverURL, let bytes = childBytes,
-                  let workdir = childWorkdir, let result = childResult
-            else { throw UsageError("incomplete --child invocation") }
+                  let mode = child.contender.flatMap(ChildSpec.Mode.init(rawValue:)),
+                  let server = options.serverURL, let bytes = child.size,
+                  let workdir = child.workdir, let result = child.result
+            else { throw child.incomplete }
             options.child = ChildSpec(
                 scenario: scenario, mode: mode, server: server, bytes: bytes,
                 workdir: URL(fileURLWithPath: workdir), result: URL(fileURLWithPath: result)
@@ -182,32 +145,6 @@ struct Options: Sendable {
 
     func includes(_ scenario: Scenario) -> Bool {
         only?.contains(scenario.rawValue) ?? true
-    }
-}
-
-/// A bad command line; `message` is nil for `--help`.
-struct UsageError: Error {
-    let message: String?
-    init(_ message: String?) { self.message = message }
-}
-
-/// The scenarios, in the order they run and are reported.
-enum Scenario: String, CaseIterable, Sendable {
-    case smallSeq = "small-seq"
-    case smallC16 = "small-c16"
-    case batch1000 = "batch-1000"
-    case stream1g = "stream-1g"
-    case download1g = "download-1g"
-    case upload1g = "upload-1g"
-    case slowConsumer1g = "slow-consumer-1g"
-    case mixedLoad = "mixed-load"
-
-    /// Measured in child processes, one per variant and round, so peak RSS values do not mix.
-    var isMemoryScenario: Bool {
-        switch self {
-        case .smallSeq, .smallC16, .batch1000: return false
-        case .stream1g, .download1g, .upload1g, .slowConsumer1g, .mixedLoad: return true
-        }
     }
 }
 

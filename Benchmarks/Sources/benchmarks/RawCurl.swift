@@ -1,9 +1,9 @@
-#if os(Linux)
-import CCurlShim
+import BenchmarkSupport
+import CRawCurl
 import Foundation
 
-/// The limit the library is measured against: a bare libcurl multi loop over the same shim the
-/// curl transport uses (`CCurlShim`), with nothing of the library — no actor, no streams, no event
+/// The limit the library is measured against: a bare libcurl multi loop on the libcurl.so.4 the
+/// curl transport loads (through the benchmark's own `CRawCurl`, not the library's shim), with nothing of the library — no actor, no streams, no event
 /// batches, no request conversion. A fixed set of easy handles (one per slot in flight), each set
 /// up once and re-added to the multi handle for every request, so connections stay alive between
 /// requests and rounds as they do in the transport's pool. The write callback only counts bytes.
@@ -28,33 +28,49 @@ final class RawCurlClient: @unchecked Sendable {
     /// Creates `width` easy handles for `url` on one multi handle, at most `maxHostConnections`
     /// connections open to the host (`nil`: no limit, one per handle in flight).
     init(url: URL, width: Int, maxHostConnections: Int? = RawCurlClient.libraryHostConnections) throws {
-        var message = [CChar](repeating: 0, count: 512)
-        guard message.withUnsafeMutableBufferPointer({ ancurl_load($0.baseAddress, $0.count) }) == 0 else {
-            throw BenchmarkError("raw libcurl: " + message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
-        }
-        guard let multi = ancurl_multi_init() else { throw BenchmarkError("raw libcurl: curl_multi_init failed") }
+        try Self.load()
+        guard let multi = rawcurl_multi_init() else { throw BenchmarkError("raw libcurl: curl_multi_init failed") }
         self.multi = multi
         if let maxHostConnections {
-            _ = ancurl_multi_setopt_long(multi, ANCURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+            _ = rawcurl_multi_setopt_long(multi, Int32(RAWCURLMOPT_MAX_HOST_CONNECTIONS), maxHostConnections)
         }
         counters = .allocate(capacity: width)
         counters.initialize(repeating: 0, count: width)
         var easies: [OpaquePointer] = []
         for slot in 0..<width {
-            guard let easy = ancurl_easy_init() else { throw BenchmarkError("raw libcurl: curl_easy_init failed") }
-            _ = ancurl_easy_setopt_ptr(easy, ANCURLOPT_URL, url.absoluteString)
-            _ = ancurl_easy_setopt_long(easy, ANCURLOPT_NOSIGNAL, 1)
-            _ = ancurl_easy_setopt_long(easy, ANCURLOPT_TCP_NODELAY, 1)
-            _ = ancurl_easy_setopt_func(easy, ANCURLOPT_WRITEFUNCTION, rawCurlCount)
-            _ = ancurl_easy_setopt_ptr(easy, ANCURLOPT_WRITEDATA, counters + slot)
-            easies.append(easy)
+            easies.append(try Self.easy(url, counting: counters + slot))
         }
         self.easies = easies
     }
 
+    /// Loads libcurl.so.4 (once per process).
+    static func load() throws {
+        var message = [CChar](repeating: 0, count: 512)
+        guard message.withUnsafeMutableBufferPointer({ rawcurl_load($0.baseAddress, $0.count) }) == 0 else {
+            throw BenchmarkError("raw libcurl: " + message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+    }
+
+    /// `curl_version()` of the libcurl.so.4 the loop loads, for the tables' headers.
+    static func version() -> String {
+        guard (try? load()) != nil, let version = rawcurl_version() else { return "not loaded" }
+        return String(cString: version)
+    }
+
+    /// An easy handle for GET `url` whose write callback only counts the body into `counter`.
+    static func easy(_ url: URL, counting counter: UnsafeMutablePointer<Int>) throws -> OpaquePointer {
+        guard let easy = rawcurl_easy_init() else { throw BenchmarkError("raw libcurl: curl_easy_init failed") }
+        _ = rawcurl_easy_setopt_pointer(easy, Int32(RAWCURLOPT_URL), url.absoluteString)
+        _ = rawcurl_easy_setopt_long(easy, Int32(RAWCURLOPT_NOSIGNAL), 1)
+        _ = rawcurl_easy_setopt_long(easy, Int32(RAWCURLOPT_TCP_NODELAY), 1)
+        _ = rawcurl_easy_setopt_write(easy, Int32(RAWCURLOPT_WRITEFUNCTION), rawCurlCount)
+        _ = rawcurl_easy_setopt_pointer(easy, Int32(RAWCURLOPT_WRITEDATA), counter)
+        return easy
+    }
+
     deinit {
-        for easy in easies { ancurl_easy_cleanup(easy) }
-        _ = ancurl_multi_cleanup(multi)
+        for easy in easies { rawcurl_easy_cleanup(easy) }
+        _ = rawcurl_multi_cleanup(multi)
         counters.deallocate()
     }
 
@@ -82,7 +98,7 @@ final class RawCurlClient: @unchecked Sendable {
         var finished = 0
         for slot in 0..<min(easies.count, count) {
             counters[slot] = 0
-            _ = ancurl_multi_add(multi, easies[slot])
+            _ = rawcurl_multi_add(multi, easies[slot])
             started += 1
         }
         var running: Int32 = 0
@@ -90,23 +106,23 @@ final class RawCurlClient: @unchecked Sendable {
         var handle: OpaquePointer?
         var result: Int32 = 0
         while finished < count {
-            _ = ancurl_multi_perform(multi, &running)
-            while ancurl_multi_info_read(multi, &handle, &result) == 1 {
+            _ = rawcurl_multi_perform(multi, &running)
+            while rawcurl_multi_done(multi, &handle, &result) == 1 {
                 guard let easy = handle, let slot = easies.firstIndex(of: easy) else { continue }
-                _ = ancurl_multi_remove(multi, easy)
+                _ = rawcurl_multi_remove(multi, easy)
                 var status = 0
-                _ = ancurl_easy_getinfo_long(easy, ANCURLINFO_RESPONSE_CODE, &status)
+                _ = rawcurl_easy_getinfo_long(easy, Int32(RAWCURLINFO_RESPONSE_CODE), &status)
                 guard result == 0, status == 200, counters[slot] == expectedBytes else {
                     throw BenchmarkError("raw libcurl: CURLcode \(result), status \(status), \(counters[slot]) of \(expectedBytes) bytes")
                 }
                 finished += 1
                 if started < count {
                     counters[slot] = 0
-                    _ = ancurl_multi_add(multi, easy)
+                    _ = rawcurl_multi_add(multi, easy)
                     started += 1
                 }
             }
-            if finished < count { _ = ancurl_multi_poll(multi, 1000, &ready) }
+            if finished < count { _ = rawcurl_multi_poll(multi, 1000, &ready) }
         }
     }
 }
@@ -131,26 +147,16 @@ enum RawCurlMixedLoad {
     }
 
     private static func runBlocking(_ spec: ChildSpec) throws -> MixedLoadFigures {
-        var message = [CChar](repeating: 0, count: 512)
-        guard message.withUnsafeMutableBufferPointer({ ancurl_load($0.baseAddress, $0.count) }) == 0,
-              let multi = ancurl_multi_init() else { throw BenchmarkError("raw libcurl: cannot load libcurl") }
+        try RawCurlClient.load()
+        guard let multi = rawcurl_multi_init() else { throw BenchmarkError("raw libcurl: curl_multi_init failed") }
         let counters = UnsafeMutablePointer<Int>.allocate(capacity: 2)
         counters.initialize(repeating: 0, count: 2)
-        func easy(_ url: URL, _ slot: Int) throws -> OpaquePointer {
-            guard let easy = ancurl_easy_init() else { throw BenchmarkError("raw libcurl: curl_easy_init failed") }
-            _ = ancurl_easy_setopt_ptr(easy, ANCURLOPT_URL, url.absoluteString)
-            _ = ancurl_easy_setopt_long(easy, ANCURLOPT_NOSIGNAL, 1)
-            _ = ancurl_easy_setopt_long(easy, ANCURLOPT_TCP_NODELAY, 1)
-            _ = ancurl_easy_setopt_func(easy, ANCURLOPT_WRITEFUNCTION, rawCurlCount)
-            _ = ancurl_easy_setopt_ptr(easy, ANCURLOPT_WRITEDATA, counters + slot)
-            return easy
-        }
-        let small = try easy(BenchServer.bytesURL(spec.server, BenchServer.smallBytes), 0)
-        let big = try easy(BenchServer.bytesURL(spec.server, spec.bytes), 1)
+        let small = try RawCurlClient.easy(BenchServer.bytesURL(spec.server, BenchServer.smallBytes), counting: counters)
+        let big = try RawCurlClient.easy(BenchServer.bytesURL(spec.server, spec.bytes), counting: counters + 1)
         defer {
-            ancurl_easy_cleanup(small)
-            ancurl_easy_cleanup(big)
-            _ = ancurl_multi_cleanup(multi)
+            rawcurl_easy_cleanup(small)
+            rawcurl_easy_cleanup(big)
+            _ = rawcurl_multi_cleanup(multi)
             counters.deallocate()
         }
         var streaming = false
@@ -160,15 +166,15 @@ enum RawCurlMixedLoad {
         /// One turn: perform, then handle completions; returns whether the GET finished.
         func turn() throws -> Bool {
             var running: Int32 = 0
-            _ = ancurl_multi_perform(multi, &running)
+            _ = rawcurl_multi_perform(multi, &running)
             var handle: OpaquePointer?
             var result: Int32 = 0
             var getDone = false
-            while ancurl_multi_info_read(multi, &handle, &result) == 1 {
+            while rawcurl_multi_done(multi, &handle, &result) == 1 {
                 guard let easy = handle else { continue }
-                _ = ancurl_multi_remove(multi, easy)
+                _ = rawcurl_multi_remove(multi, easy)
                 var status = 0
-                _ = ancurl_easy_getinfo_long(easy, ANCURLINFO_RESPONSE_CODE, &status)
+                _ = rawcurl_easy_getinfo_long(easy, Int32(RAWCURLINFO_RESPONSE_CODE), &status)
                 let slot = easy == small ? 0 : 1
                 let expected = slot == 0 ? BenchServer.smallBytes : spec.bytes
                 guard result == 0, status == 200, counters[slot] == expected else {
@@ -186,9 +192,9 @@ enum RawCurlMixedLoad {
         func get() throws -> Double {
             counters[0] = 0
             let start = ContinuousClock.now
-            _ = ancurl_multi_add(multi, small)
+            _ = rawcurl_multi_add(multi, small)
             var ready: Int32 = 0
-            while try !turn() { _ = ancurl_multi_poll(multi, 1000, &ready) }
+            while try !turn() { _ = rawcurl_multi_poll(multi, 1000, &ready) }
             return Measure.seconds(ContinuousClock.now - start) * 1e3
         }
 
@@ -199,7 +205,7 @@ enum RawCurlMixedLoad {
         counters[1] = 0
         streaming = true
         streamStart = .now
-        _ = ancurl_multi_add(multi, big)
+        _ = rawcurl_multi_add(multi, big)
         var busy: [Double] = []
         var duringStream = 0
         repeat {
@@ -209,21 +215,17 @@ enum RawCurlMixedLoad {
         var ready: Int32 = 0
         while streaming {
             _ = try turn()
-            if streaming { _ = ancurl_multi_poll(multi, 1000, &ready) }
+            if streaming { _ = rawcurl_multi_poll(multi, 1000, &ready) }
         }
-        let seconds = Measure.seconds(streamEnd - streamStart)
         return MixedLoadFigures(
-            quietP50: Measure.percentile(quiet, 50), quietP99: Measure.percentile(quiet, 99),
-            busyP50: Measure.percentile(busy, 50), busyP99: Measure.percentile(busy, 99),
-            busyMax: busy.max() ?? 0, gets: busy.count, getsDuringStream: duringStream,
-            streamSeconds: seconds, streamMegabytesPerSecond: Measure.megabytesPerSecond(spec.bytes, seconds: seconds)
+            quiet: quiet, busy: busy, getsDuringStream: duringStream, bytes: spec.bytes,
+            streamSeconds: Measure.seconds(streamEnd - streamStart)
         )
     }
 }
 
 /// The write callback: counts the bytes and takes them all.
-private let rawCurlCount: ancurl_data_callback = { _, size, count, userdata in
+private let rawCurlCount: rawcurl_write_callback = { _, size, count, userdata in
     userdata!.assumingMemoryBound(to: Int.self).pointee += size * count
     return size * count
 }
-#endif

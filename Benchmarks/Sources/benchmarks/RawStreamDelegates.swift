@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -13,23 +14,41 @@ enum RawCountingStream {
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         return try await withUnsafeThrowingContinuation { continuation in
-            delegate.start(continuation)
+            delegate.start(nil, continuation)
             session.dataTask(with: request).resume()
         }
     }
 }
 
-private final class CountingDelegate: NSObject, URLSessionDataDelegate, Sendable {
+/// A raw delegate that counts the body bytes of one task on URLSession's own delegate queue and
+/// resumes a continuation with the count at its end (a status other than 200 is an error).
+/// Callbacks of other tasks on the session are ignored once ``start(_:_:)`` names the task
+/// (mixed-load's baseline runs `data(for:)` GETs beside it); `progress` sees the bytes counted.
+final class CountingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
+        var taskIdentifier: Int?
         var continuation: UnsafeContinuation<Int, any Error>?
         var count = 0
         var status = 0
+
+        func counts(_ task: URLSessionTask) -> Bool {
+            taskIdentifier.map { $0 == task.taskIdentifier } ?? true
+        }
     }
 
     private let state = Mutex(State())
+    private let progress: MixedLoad.Progress?
 
-    func start(_ continuation: UnsafeContinuation<Int, any Error>) {
-        state.withLock { $0.continuation = continuation }
+    init(progress: MixedLoad.Progress? = nil) {
+        self.progress = progress
+    }
+
+    /// Counts task `taskIdentifier` (nil: the session's only task) and resumes `continuation` at its end.
+    func start(_ taskIdentifier: Int? = nil, _ continuation: UnsafeContinuation<Int, any Error>) {
+        state.withLock {
+            $0.taskIdentifier = taskIdentifier
+            $0.continuation = continuation
+        }
     }
 
     func urlSession(
@@ -38,19 +57,26 @@ private final class CountingDelegate: NSObject, URLSessionDataDelegate, Sendable
     ) {
         completionHandler(.allow)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        state.withLock { $0.status = status }
+        state.withLock { if $0.counts(dataTask) { $0.status = status } }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let size = data.count
-        state.withLock { $0.count += size }
+        let count: Int? = state.withLock { state in
+            guard state.counts(dataTask) else { return nil }
+            state.count += size
+            return state.count
+        }
+        if let count { progress?.consumedBytes.store(count, ordering: .relaxed) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, count, status) = state.withLock { state in
+        let finished: (UnsafeContinuation<Int, any Error>?, Int, Int)? = state.withLock { state in
+            guard state.counts(task) else { return nil }
             defer { state.continuation = nil }
             return (state.continuation, state.count, state.status)
         }
+        guard let (continuation, count, status) = finished else { return }
         if let error {
             continuation?.resume(throwing: error)
         } else if status != 200 {

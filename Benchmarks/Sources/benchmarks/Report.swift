@@ -1,52 +1,8 @@
-#if os(Linux)
-import CCurlShim
-#endif
+import BenchmarkSupport
 import Foundation
 
 /// The human table on stdout and the JSON file for tools.
 enum Report {
-    /// The machine, for the table header and the README.
-    static func machine() -> String {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n")
-            .first { $0.hasPrefix("model name") }
-            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown CPU"
-        let kernel = ((try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)) ?? "?")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let load = ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?")
-            .split(separator: " ").prefix(3).joined(separator: " ")
-        return "\(cores) cores (nproc), \(model), Linux \(kernel), \(swiftVersion()), load average before the run \(load)"
-    }
-
-    /// `curl_version()` of the libcurl the shim loads.
-    static func curlVersion() -> String {
-        #if os(Linux)
-        var message = [CChar](repeating: 0, count: 512)
-        guard message.withUnsafeMutableBufferPointer({ ancurl_load($0.baseAddress, $0.count) }) == 0,
-              let version = ancurl_version() else { return "not loaded" }
-        return String(cString: version)
-        #else
-        return "not used"
-        #endif
-    }
-
-    private static func swiftVersion() -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "--version"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return "Swift (version unknown)" }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard let range = output.range(of: #"Swift version [0-9.]+"#, options: .regularExpression) else {
-            return "Swift (version unknown)"
-        }
-        return String(output[range])
-    }
-
     static func table(_ results: [ScenarioResult], header: String) -> String {
         let ours = ContenderKey.ours, oursUS = ContenderKey.oursURLSession
         let rawUS = ContenderKey.rawURLSession, rawCurl = ContenderKey.rawCurl
@@ -72,7 +28,7 @@ enum Report {
         }
         lines.append("")
         lines.append("ours = AsyncNetworking on the curl transport; ours-URLS = on the URLSession transport; raw URLS = raw URLSession,")
-        lines.append("the library's configuration; raw curl = a bare libcurl multi loop over the same shim (the limit).")
+        lines.append("the library's configuration; raw curl = a bare libcurl multi loop on the same libcurl.so.4 (the limit).")
         lines.append("a/b > 1: a is better (rates: a / b; s, ms and MiB: b / a). RSS: MiB, worst round. Medians over rounds.")
 
         let memory = results.filter { $0.contenders.contains { $0.peakRSSMiB != nil } }
@@ -141,10 +97,10 @@ enum Report {
         return lines.joined(separator: "\n")
     }
 
-    static func writeJSON(_ results: [ScenarioResult], to path: String) throws {
+    /// `{"small-seq": {...}, ...}`: every scenario's ``ScenarioResult/json``.
+    static func json(_ results: [ScenarioResult]) throws -> Data {
         var object: [String: Any] = [:]
         for result in results { object[result.scenario.rawValue] = result.json }
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-        try data.write(to: URL(fileURLWithPath: path))
+        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
     }
 }

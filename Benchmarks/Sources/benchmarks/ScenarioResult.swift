@@ -1,3 +1,4 @@
+import BenchmarkSupport
 /// The names of the contenders every scenario reports (the JSON keys and `--variants` names).
 enum ContenderKey {
     /// AsyncNetworking on the curl transport: the headline "ours".
@@ -6,7 +7,7 @@ enum ContenderKey {
     static let oursURLSession = "ours-urlsession"
     /// Raw URLSession with the library's configuration (the scenario's raw URLSession baseline).
     static let rawURLSession = "raw-urlsession"
-    /// A bare libcurl multi loop over the same shim (``RawCurlClient``): the limit.
+    /// A bare libcurl multi loop on the same libcurl.so.4 (``RawCurlClient``): the limit.
     static let rawCurl = "raw-curl"
 }
 
@@ -91,6 +92,25 @@ struct ScenarioResult: Sendable {
 
     func ratio(_ mine: Double, over theirs: Double) -> Double {
         lowerIsBetter ? theirs / max(mine, 1e-12) : mine / max(theirs, 1e-12)
+    }
+
+    /// Adds the four headline contenders (``ContenderKey``) that have samples, in report order,
+    /// from ``alternate(_:_:rounds:unit:)``'s samples and CPU seconds per request: ours on each
+    /// transport making `call`, raw URLSession as `rawURLSession` says, the raw loop with `width` handles.
+    mutating func addContenders(call: String, rawURLSession: String, width: Int, samples: [String: [Double]], cpu: [String: [Double]]) {
+        let labels = [
+            ContenderKey.ours: "SessionManager(transport: .curl).\(call)",
+            ContenderKey.oursURLSession: "SessionManager(transport: .urlSession).\(call)",
+            ContenderKey.rawURLSession: rawURLSession,
+            ContenderKey.rawCurl: "bare libcurl multi loop, \(width) easy handle(s) reused, <= \(RawCurlClient.libraryHostConnections) connections",
+        ]
+        for key in [ContenderKey.ours, ContenderKey.oursURLSession, ContenderKey.rawURLSession, ContenderKey.rawCurl] {
+            guard let values = samples[key] else { continue }
+            contenders.append(Contender(
+                key: key, label: labels[key] ?? key, value: Measure.median(values), samples: values,
+                cpuMicroseconds: cpu[key].map { Measure.median($0) * 1e6 }
+            ))
+        }
     }
 
     /// Adds a ratio target `key` ≥ `minimum` × `other`; does nothing when either contender is missing.

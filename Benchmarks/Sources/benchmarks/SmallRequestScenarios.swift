@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 #if canImport(FoundationNetworking)
@@ -11,7 +12,7 @@ import FoundationNetworking
 /// - `ours`: `SessionManager(transport: .curl).data(for:)` — the headline;
 /// - `ours-urlsession`: the same on `SessionManager(transport: .urlSession)`;
 /// - `raw-urlsession`: `URLSession.data(for:)` with the library's configuration;
-/// - `raw-curl`: a bare libcurl multi loop over the same shim (``RawCurlClient``), the limit;
+/// - `raw-curl`: a bare libcurl multi loop on the same libcurl.so.4 (``RawCurlClient``), the limit;
 /// - `raw-default`: `URLSession.data(for:)` with `.default`;
 /// - opt-in (`--variants`): `raw-delegate` (a raw delegate session), the `.default`-minus-one-setting
 ///   sessions (small-seq), `ours-isolated`.
@@ -88,23 +89,13 @@ enum SmallRequestScenarios {
                 return Sample(value: Double(count * passes) / seconds, requests: count * passes)
             })
         }
-        let (samples, cpu) = try await alternate(scenario, variants, rounds: options.rounds, unit: "req/s")
+        let (samples, cpu) = try await alternate(scenario.rawValue, variants, rounds: options.rounds, unit: "req/s")
         for (_, client) in clients { await client.shutdown() }
 
         var result = ScenarioResult(scenario: scenario, unit: "req/s", lowerIsBetter: false)
-        let labels = [
-            ContenderKey.ours: "SessionManager(transport: .curl).data(for:)",
-            ContenderKey.oursURLSession: "SessionManager(transport: .urlSession).data(for:)",
-            ContenderKey.rawURLSession: "URLSession.data(for:), the library's configuration",
-            ContenderKey.rawCurl: "bare libcurl multi loop, \(width) easy handle(s) reused, <= \(RawCurlClient.libraryHostConnections) connections",
-        ]
-        for key in [ContenderKey.ours, ContenderKey.oursURLSession, ContenderKey.rawURLSession, ContenderKey.rawCurl] {
-            guard let values = samples[key] else { continue }
-            result.contenders.append(Contender(
-                key: key, label: labels[key]!, value: Measure.median(values), samples: values,
-                cpuMicroseconds: cpu[key].map { Measure.median($0) * 1e6 }
-            ))
-        }
+        result.addContenders(
+            call: "data(for:)", rawURLSession: "URLSession.data(for:), the library's configuration", width: width, samples: samples, cpu: cpu
+        )
         func median(_ name: String) -> Double? { samples[name].map(Measure.median) }
         func extra(_ name: String, label: String) -> ScenarioResult.Extra? {
             guard let value = median(name) else { return nil }

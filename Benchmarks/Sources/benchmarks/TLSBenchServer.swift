@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 
 /// The TLS benchmark's server: a PKI made with the `openssl` command in a temporary directory

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 #if canImport(FoundationNetworking)
@@ -30,17 +31,7 @@ enum TLSBenchmark {
         Variant(name: "https keep-alive", tls: true, newConnectionEachRequest: false, evaluator: false),
     ]
 
-    static func run(_ options: Options) async -> Int32 {
-        do {
-            try await measure(options)
-            return 0
-        } catch {
-            log("benchmarks tls: \(error)")
-            return 1
-        }
-    }
-
-    private static func measure(_ options: Options) async throws {
+    static func run(_ options: Options) async throws {
         let server = try TLSBenchServer()
         defer { server.stop() }
         let roots = try Certificate.certificates(contentsOf: server.caFile)
@@ -55,7 +46,7 @@ enum TLSBenchmark {
         let rounds = options.rounds
         let newCount = options.quick ? 200 : 1_000
         let keptCount = options.quick ? 1_000 : 5_000
-        let header = "AsyncNetworking TLS benchmark — \(Report.machine())\nlibcurl: \(Report.curlVersion())\n"
+        let header = "AsyncNetworking TLS benchmark — \(Machine.describe())\nlibcurl: \(RawCurlClient.version())\n"
             + "server: python3 asyncio, one thread, cleartext \(server.cleartextURL.absoluteString) and TLS \(server.tlsURL.absoluteString) "
             + "(EC P-256, TLS 1.3, no tickets); 64 B bodies; sequential; \(newCount) requests per new-connection sample, "
             + "\(keptCount) per keep-alive sample; \(rounds) rounds, variants alternating"

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 import LoopbackServer
@@ -120,7 +121,7 @@ extension Trace {
             }
         }
         sampler.start()
-        let figures = try await MixedLoad.child(spec, progress: progress)
+        let figures = try await MixedLoadVariants.child(spec, progress: progress)
         done.store(true, ordering: .relaxed)
         try await Task.sleep(for: .milliseconds(150))
         print(String(

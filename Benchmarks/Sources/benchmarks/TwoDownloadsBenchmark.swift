@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 #if canImport(FoundationNetworking)
@@ -14,16 +15,6 @@ import FoundationNetworking
 /// how long the slower one took to its first progress (connection set-up included). `--drip URL`
 /// adds a third, slow download beside them that is not measured (the round waits for it).
 enum TwoDownloadsBenchmark {
-    static func run(_ options: Options) async -> Int32 {
-        do {
-            try await measure(options)
-            return 0
-        } catch {
-            log("benchmarks two-downloads: \(error)")
-            return 1
-        }
-    }
-
     private struct Track: Sendable {
         var bytesAt: [(ContinuousClock.Instant, Int64)] = []
         var finished: ContinuousClock.Instant?
@@ -52,7 +43,7 @@ enum TwoDownloadsBenchmark {
         }
     }
 
-    private static func measure(_ options: Options) async throws {
+    static func run(_ options: Options) async throws {
         let server = try BenchServer(url: options.serverURL)
         defer { server.stop() }
         let urls = options.serverURL == nil

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import Synchronization
 
@@ -29,18 +30,6 @@ enum WSContender: String, CaseIterable, Sendable, Hashable {
     /// swift-websocket 1.6.2: `WebSocketClient.connect(url:configuration:logger:handler:)` on
     /// `MultiThreadedEventLoopGroup.singleton`, default configuration but `maxFrameSize` 16 MiB.
     case hummingbird
-}
-
-/// What a WebSocket child process measures: one contender in one scenario, once.
-struct WSChildSpec: Sendable {
-    let scenario: WSScenario
-    let contender: WSContender
-    /// `ws://127.0.0.1:PORT/echo`.
-    let server: String
-    /// Messages measured.
-    let count: Int
-    /// Where the child writes its ``ChildReport`` as JSON.
-    let result: URL
 }
 
 /// One open connection of a contender, as the workload drives it.
@@ -101,11 +90,10 @@ enum WebSocketChild {
         }
         let value: Double
         switch spec.scenario {
-        case .echo: value = Double(spec.count) / measured.seconds
-        case .bulk: value = Measure.megabytesPerSecond(spec.count * spec.scenario.messageBytes, seconds: measured.seconds)
+        case .echo: value = Double(spec.size) / measured.seconds
+        case .bulk: value = Measure.megabytesPerSecond(spec.size * spec.scenario.messageBytes, seconds: measured.seconds)
         }
-        let report = ChildReport(value: value, seconds: measured.seconds, cpuSeconds: measured.cpuSeconds, peakRSSKiB: Measure.peakRSSKiB())
-        try JSONEncoder().encode(report).write(to: spec.result)
+        try ChildReport(value: value, seconds: measured.seconds, cpuSeconds: measured.cpuSeconds).write(to: spec.result)
     }
 }
 
@@ -120,22 +108,18 @@ final class ResultBox<Value: Sendable>: Sendable {
 enum WebSocketBench {
     static func main(_ options: Options) async -> Int32 {
         let started = ContinuousClock.now
-        let machine = Report.machine()
+        let machine = Machine.describe()
         let header = "AsyncNetworking WebSockets against swift-websocket 1.6.2 (Hummingbird) — \(machine)"
         log(header)
-        let workdir = FileManager.default.temporaryDirectory.appendingPathComponent("asyncnetworking-peers-ws-\(UUID().uuidString)")
-        let server: EchoServer
-        do {
-            try FileManager.default.createDirectory(at: workdir, withIntermediateDirectories: true)
-            server = try EchoServer()
-        } catch {
-            log("peers: cannot start: \(error)")
-            return 1
+        return await withRunServer("peers", prefix: "asyncnetworking-peers-ws", start: EchoServer.init) {
+            await scenarios(options, server: $0, workdir: $1, machine: machine, header: header, started: started)
         }
-        defer {
-            server.stop()
-            try? FileManager.default.removeItem(at: workdir)
-        }
+    }
+
+    /// Every selected scenario, the table on stdout and the JSON file.
+    private static func scenarios(
+        _ options: Options, server: EchoServer, workdir: Workdir, machine: String, header: String, started: ContinuousClock.Instant
+    ) async -> Int32 {
         let contenders = options.wsContenders
         let setup = "SwiftNIO echo server (NIOWebSocketServerUpgrader, 1 event-loop thread) at \(server.url) in the parent; "
             + "ws-echo: \(options.wsCount(.echo)) sequential 16-byte text round trips; "
@@ -150,28 +134,17 @@ enum WebSocketBench {
             log("\(scenario.rawValue)…")
             var reports: [WSContender: [ChildReport]] = [:]
             do {
-                for round in 0..<options.rounds {
-                    var line = "  round \(round + 1)/\(options.rounds):"
-                    for step in 0..<contenders.count {
-                        let contender = contenders[(round + step) % contenders.count]
-                        let spec = WSChildSpec(
-                            scenario: scenario, contender: contender, server: server.url, count: options.wsCount(scenario),
-                            result: workdir.appendingPathComponent("\(scenario.rawValue)-\(contender.rawValue)-\(round).json")
-                        )
-                        let parentCPU = Measure.processCPUSeconds()
-                        let report = try await ChildProcess.run(
-                            arguments: [
-                                "--ws-child", scenario.rawValue, "--client", contender.rawValue, "--server", spec.server,
-                                "--count", String(spec.count), "--result", spec.result.path,
-                            ],
-                            result: spec.result, name: "\(scenario.rawValue) --client \(contender.rawValue)"
-                        )
-                        reports[contender, default: []].append(report)
-                        let messages = Double(spec.count + scenario.warmUp)
-                        serverMicros[scenario, default: []].append((Measure.processCPUSeconds() - parentCPU) * 1e6 / messages)
-                        line += " \(contender.rawValue) \(Format.number(report.value)),"
-                    }
-                    log(String(line.dropLast()) + " \(scenario.unit)")
+                try await rotateRounds(contenders, rounds: options.rounds, name: scenario.rawValue, unit: scenario.unit) { contender in
+                    let spec = WSChildSpec(
+                        scenario: scenario, contender: contender, server: server.url, size: options.wsCount(scenario),
+                        result: workdir.result(scenario.rawValue, contender.rawValue, round: reports[contender, default: []].count)
+                    )
+                    let parentCPU = Measure.processCPUSeconds()
+                    let report = try await spec.run()
+                    reports[contender, default: []].append(report)
+                    let messages = Double(spec.size + scenario.warmUp)
+                    serverMicros[scenario, default: []].append((Measure.processCPUSeconds() - parentCPU) * 1e6 / messages)
+                    return " \(contender.rawValue) \(Format.number(report.value))"
                 }
             } catch {
                 log("peers: \(scenario.rawValue) failed: \(error)")
@@ -182,26 +155,20 @@ enum WebSocketBench {
         let elapsed = Measure.seconds(ContinuousClock.now - started)
         print(table(results, contenders: contenders, options: options, serverMicros: serverMicros,
                     header: header + "\n" + setup + String(format: "\nwhole run: %.0f s", elapsed)))
-        if let path = options.jsonPath {
-            do {
-                try json(results, contenders: contenders, options: options, machine: machine, setup: setup)
-                    .write(to: URL(fileURLWithPath: path))
-                log("wrote \(path)")
-            } catch {
-                log("peers: cannot write \(path): \(error)")
-                return 1
-            }
+        if let path = options.jsonPath, !Machine.write({
+            try json(results, contenders: contenders, options: options, machine: machine, setup: setup)
+        }, to: path, program: "peers") {
+            return 1
         }
         return 0
     }
 
     private static func median(_ reports: [ChildReport]?, _ value: (ChildReport) -> Double) -> Double {
-        Measure.median(reports?.map(value) ?? [])
+        (reports ?? []).median(value)
     }
 
     private static func peakRSSMiB(_ reports: [ChildReport]?) -> Double {
-        guard let reports, !reports.isEmpty else { return .nan }
-        return Double(reports.map(\.peakRSSKiB).max() ?? 0) / 1024
+        (reports ?? []).peakRSSMiB
     }
 
     private static func table(
@@ -226,7 +193,7 @@ enum WebSocketBench {
             }
             row.append("   " + Format.pad(contenders.map { Format.number(median(reports[$0]) { $0.cpuSeconds * 1e6 / count }) }
                 .joined(separator: " / "), cpuHeader.count - 3))
-            row.append("   " + contenders.map { String(format: "%.1f", peakRSSMiB(reports[$0])) }.joined(separator: " / "))
+            row.append("   " + contenders.map { Format.mebibytes(peakRSSMiB(reports[$0])) }.joined(separator: " / "))
             lines.append(row.joined(separator: " "))
         }
         lines.append("")

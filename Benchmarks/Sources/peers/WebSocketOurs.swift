@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncNetworking
 import Foundation
 
@@ -8,7 +9,7 @@ enum OursWebSocket {
         let manager = SessionManager()
         let socket = try await manager.webSocket(to: url)
         var connection = Connection(socket: socket, iterator: socket.messages.makeAsyncIterator())
-        let measured = try await EchoWorkload.run(spec.scenario, count: spec.count, on: &connection)
+        let measured = try await EchoWorkload.run(spec.scenario, count: spec.size, on: &connection)
         try await socket.close(code: .normalClosure, reason: "")
         await manager.invalidateAndCancel()
         return measured

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import AsyncHTTPClient
 import AsyncNetworking
 import Foundation
@@ -10,17 +11,14 @@ typealias AHCClient = AsyncHTTPClient.HTTPClient
 
 /// The URLs every scenario loads, prebuilt for both clients.
 struct Endpoints: Sendable {
-    /// The body size of every small request (as in the root package's benchmark).
-    static let smallBytes = 128
-
     let small: URLRequest
     let smallAHC: HTTPClientRequest
     let big: URLRequest
     let bigAHC: HTTPClientRequest
 
-    init(server: URL, bigBytes: Int) {
-        let smallURL = server.absoluteString + "/bytes/\(Self.smallBytes)"
-        let bigURL = server.absoluteString + "/bytes/\(bigBytes)"
+    init(server: String, bigBytes: Int) {
+        let smallURL = server + "/bytes/\(BenchServer.smallBytes)"
+        let bigURL = server + "/bytes/\(bigBytes)"
         small = URLRequest(url: URL(string: smallURL)!)
         smallAHC = HTTPClientRequest(url: smallURL)
         big = URLRequest(url: URL(string: bigURL)!)
@@ -52,7 +50,7 @@ enum PeerClient: Sendable {
         }
     }
 
-    /// Loads the small body and checks it is a 200 with ``Endpoints/smallBytes`` bytes.
+    /// Loads the small body and checks it is a 200 with ``BenchServer/smallBytes`` bytes.
     func get(_ endpoints: Endpoints) async throws {
         let status: Int
         let bytes: Int
@@ -68,7 +66,7 @@ enum PeerClient: Sendable {
             let body = try await response.body.collect(upTo: 1 << 20)
             (status, bytes) = (Int(response.status.code), body.readableBytes)
         }
-        try Self.check(status: status, bytes: bytes, expected: Endpoints.smallBytes)
+        try Self.check(status: status, bytes: bytes, expected: BenchServer.smallBytes)
     }
 
     /// `count` small GETs as one batch, at most `width` at once, results in input order: ours is the
@@ -106,7 +104,7 @@ enum PeerClient: Sendable {
         }
         guard results.count == count else { throw BenchmarkError("batch: \(results.count) of \(count) results") }
         for result in results {
-            try Self.check(status: result.status, bytes: result.bytes, expected: Endpoints.smallBytes)
+            try Self.check(status: result.status, bytes: result.bytes, expected: BenchServer.smallBytes)
         }
     }
 

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Logging
 import NIOCore
 import WSClient
@@ -14,7 +15,7 @@ enum HummingbirdWebSocket {
                 outbound: outbound, iterator: inbound.messages(maxSize: EchoServer.maxFrameSize).makeAsyncIterator()
             )
             do {
-                outcome.set(.success(try await EchoWorkload.run(spec.scenario, count: spec.count, on: &connection)))
+                outcome.set(.success(try await EchoWorkload.run(spec.scenario, count: spec.size, on: &connection)))
             } catch {
                 outcome.set(.failure(error))
             }

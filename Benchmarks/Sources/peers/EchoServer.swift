@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -10,7 +11,7 @@ import NIOWebSocket
 /// fragmented messages come back fragmented the same way; pings get a pong, a close frame is echoed
 /// and the connection shut. No aggregation, no copies beyond NIO's own, and unmasking a word at a
 /// time, so it is not the bottleneck: the table prints its CPU per message beside the clients'.
-final class EchoServer: Sendable {
+final class EchoServer: RunServer {
     /// Frames up to this size are accepted (the benchmark's largest message is 1 MiB, one frame).
     static let maxFrameSize = 16 << 20
 
