@@ -38,12 +38,7 @@ enum PeerClient: Sendable {
 
     static func make(_ contender: Contender) -> PeerClient {
         switch contender {
-        case .ours:
-            if let n = ProcessInfo.processInfo.environment["PEERS_OURS_CONNS"].flatMap(Int.init) {
-                let c = SessionManager.defaultConfiguration(); c.httpMaximumConnectionsPerHost = n
-                return .ours(SessionManager(configuration: c))
-            }
-            return .ours(SessionManager())
+        case .ours: return .ours(SessionManager())
         case .oursURLSession: return .ours(SessionManager(transport: .urlSession))
         case .oursNative: return .native(SessionManager())
         case .ahc: return .ahc(AHCClient(eventLoopGroupProvider: .singleton))
