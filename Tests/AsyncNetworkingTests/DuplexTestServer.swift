@@ -9,7 +9,7 @@ import Glibc
 ///
 /// - `/echo`: sends a chunked `200` head as soon as the request head is read, then writes each
 ///   request chunk back as a response chunk the moment it has it (nothing is waited for), and
-///   ends the response after the request's last chunk.
+///   ends the response after the request's last chunk, with the trailer `X-Echoed-Bytes: N`.
 /// - `/first`: speaks first — sends a chunked `200` head and the chunk `hello` before reading any
 ///   request body, then reads the whole body and ends with the chunk `got N`.
 /// - `/status/NNN`: answers `NNN` with a 5-byte body and `Connection: close` as soon as the head is
@@ -84,8 +84,8 @@ final class DuplexTestServer: Sendable {
             let total = connection.readBody(record) { chunk in
                 Connection.write(client, Self.chunk(chunk))
             }
-            guard total != nil else { return }
-            connection.write("0\r\n\r\n")
+            guard let total else { return }
+            connection.write("0\r\nX-Echoed-Bytes: \(total)\r\n\r\n")
         case "/first":
             connection.write(chunkedHead + Self.chunkText("hello"))
             guard let total = connection.readBody(record, onChunk: { _ in }) else { return }

@@ -27,6 +27,8 @@ struct DuplexTests {
         return request
     }
 
+    static let echoTotal = (0..<20).reduce(0) { $0 + "chunk \($1) ".utf8.count + $1 * 100 }
+
     @Test("an echo answered chunk by chunk: chunk k is sent only after echo k-1 came back")
     func echoChunkByChunk() async throws {
         let server = try DuplexTestServer()
@@ -44,10 +46,12 @@ struct DuplexTests {
                 producer.yield(chunk)
                 #expect(try await Self.read(chunk.count, from: &body) == chunk, "echo \(index)")
             }
+            #expect(echo.trailers.isEmpty, "no trailers before the end")
             producer.finish()
             #expect(try await body.next() == nil, "the response ends after the request's last chunk")
+            #expect(echo.trailers["x-echoed-bytes"] == "\(Self.echoTotal)", "the response's trailers, after its end")
         }
-        #expect(server.requests.first?.payload == (0..<20).reduce(0) { $0 + "chunk \($1) ".utf8.count + $1 * 100 })
+        #expect(server.requests.first?.payload == Self.echoTotal)
         await manager.invalidateAndCancel()
     }
 
@@ -114,11 +118,12 @@ struct DuplexTests {
                 case .data(let data):
                     kinds.append("data \(String(decoding: data, as: UTF8.self))")
                     if next < 4 { producer.yield(Data("\(next)".utf8)); next += 1 } else { producer.finish() }
+                case .trailers(let fields): kinds.append("trailers \(fields["X-Echoed-Bytes"] ?? "")")
                 case .completed: kinds.append("completed")
                 default: break
                 }
             }
-            #expect(kinds == ["response", "data 0", "data 1", "data 2", "data 3", "completed"])
+            #expect(kinds == ["response", "data 0", "data 1", "data 2", "data 3", "trailers 4", "completed"])
         }
         await manager.invalidateAndCancel()
     }
@@ -135,12 +140,14 @@ struct DuplexTests {
             #expect(response.statusCode == status)
             #expect(try await answer.collect() == Data("early".utf8))
         }
-        // The transfer ended: the sequence is no longer asked for chunks.
-        let stoppedAt = produced.withLock { $0 }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(produced.withLock { $0 } == stoppedAt)
-        #expect(stoppedAt < 64 << 20, "bounded by the pipe and the socket buffers")
-        #expect(await manager.activeTransferCount == 0)
+        // The transfer ended: the sequence is no longer asked for chunks (one may be in flight).
+        #expect(await eventually { await manager.activeTransferCount == 0 })
+        #expect(await eventually {
+            let before = produced.withLock { $0 }
+            try? await Task.sleep(for: .milliseconds(200))
+            return produced.withLock { $0 } == before
+        })
+        #expect(produced.withLock { $0 } < 64 << 20, "bounded by the pipe and the socket buffers")
 
         // The awaiting upload API gives the same response as its result.
         let (body, awaited) = try await withDeadline {
@@ -178,19 +185,20 @@ struct DuplexTests {
 
     @Test("cancelling while waiting for the head ends the transfer and the sequence")
     func cancellingBeforeTheHead() async throws {
-        let server = try BodyTapServer(stalled: true) // reads the head, then nothing; never answers
+        let server = try BodyTapServer() // reads the body as it comes; answers only after its end
         defer { server.stop() }
         let manager = SessionManager()
-        let produced = SanitizedMutex(0)
+        let terminated = SanitizedMutex(false)
+        let (chunks, producer) = AsyncStream<Data>.makeStream()
+        producer.onTermination = { _ in terminated.withLock { $0 = true } }
         let request = Self.post(server.url("/tap"))
-        let waiter = Task { try await manager.stream(for: request, from: EndlessChunks(produced: produced)) }
-        #expect(await eventually { produced.withLock { $0 } > 0 })
+        let waiter = Task { try await manager.stream(for: request, from: chunks) }
+        producer.yield(Data(repeating: 1, count: 1_000))
+        #expect(await eventually { server.received == 1_000 }, "the body is being sent; no head came")
         waiter.cancel()
         let error = await expectNetworkingError { try await withDeadline { try await waiter.value } }
         #expect(error?.kind == .cancelled)
-        let stoppedAt = produced.withLock { $0 }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(produced.withLock { $0 } == stoppedAt, "nothing more is asked of the sequence after the cancel")
+        #expect(await eventually { terminated.withLock { $0 } }, "the body sequence's iteration was cancelled")
         #expect(await eventually { await manager.activeTransferCount == 0 })
         await manager.invalidateAndCancel()
     }
