@@ -48,7 +48,8 @@ extension SessionManager {
     ///   process-wide lock (so sequences are spooled whole before the request starts, and a body
     ///   that waits for the response would never end) — use ``uploadTask(with:from:mode:trailers:options:)``
     ///   for a half-duplex upload there. ``NetworkingError/Kind/invalidTrailerField`` for a refused
-    ///   trailer field. The transfer's errors, as ``stream(for:options:)`` throws them.
+    ///   trailer field. ``NetworkingError/Kind/transportUnavailable`` when curl was asked for and
+    ///   libcurl cannot be loaded. The transfer's errors, as ``stream(for:options:)`` throws them.
     public nonisolated func stream<Body: AsyncSequence & Sendable>(
         for request: URLRequest, from body: Body, trailers: RequestTrailers? = nil, options: TransferOptions = .default
     ) async throws(NetworkingError) -> (ResponseBody, HTTPURLResponse) where Body.Element == Data {
@@ -72,6 +73,11 @@ extension SessionManager {
     private nonisolated func duplex(
         _ body: SequenceBody, request: URLRequest, options: TransferOptions
     ) async throws(NetworkingError) -> (ResponseBody, HTTPURLResponse) {
+        #if os(Linux) && canImport(CCurlShim)
+        if case .curlUnavailable(let message) = engine {
+            throw NetworkingError(.transportUnavailable, message, request: request)
+        }
+        #endif
         guard engine.streamsSequenceBodies else {
             throw NetworkingError(
                 .unsupportedOperation,
