@@ -222,6 +222,22 @@ struct DuplexRefusalTests {
         await manager.invalidateAndCancel()
     }
 
+    @Test func stubsRefuseFullDuplexAndTrailers() async throws {
+        let stubs = HTTPStubs()
+        let manager = SessionManager(stubs: stubs)
+        #expect(!manager.supportsFullDuplex)
+        let request = DuplexTests.post(URL(string: "http://example.invalid/echo")!)
+        let chunks = AsyncStream<Data> { $0.finish() }
+        let duplex = await expectNetworkingError { try await manager.stream(for: request, from: chunks) }
+        #expect(duplex?.kind == .unsupportedOperation)
+        let trailers = await expectNetworkingError {
+            try await manager.upload(for: request, from: chunks, trailers: .fields(["X-A": "1"]))
+        }
+        #expect(trailers?.kind == .unsupportedOperation)
+        await manager.invalidateAndCancel()
+        withExtendedLifetime(stubs) {}
+    }
+
     @Test func theDefaultTransportSaysWhetherItIsFullDuplex() async {
         let manager = SessionManager()
         #expect(manager.supportsFullDuplex == (manager.transport == .curl))
