@@ -99,6 +99,7 @@ struct HTTPClientTests {
                 case .data(let chunk): body.append(chunk)
                 case .completed: completed = true
                 case .downloaded: Issue.record("a data task never downloads")
+                case .trailers: Issue.record("this response has no trailers")
                 }
             }
             #expect(sawResponse && completed)

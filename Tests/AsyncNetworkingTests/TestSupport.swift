@@ -93,6 +93,7 @@ extension TransferEvent {
         case .data: "data"
         case .downloadProgress: "downloadProgress"
         case .downloaded: "downloaded"
+        case .trailers: "trailers"
         case .completed: "completed"
         }
     }

@@ -91,8 +91,8 @@ extension SessionManager {
                 body.append(chunk)
             case .downloadProgress(let progress):
                 await tracker.download(index, progress)
-            case .downloaded:
-                break
+            case .downloaded, .trailers:
+                break // the trailers are in the metrics too
             case .completed(let metrics):
                 guard let response else {
                     throw NetworkingError(.transport(.badServerResponse), "the transfer ended without an HTTP response", request: request)

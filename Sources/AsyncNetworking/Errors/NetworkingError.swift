@@ -127,6 +127,14 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case webSocketFailed(closeCode: UInt16)
         /// A WebSocket is closed or closing: nothing more can be sent or pinged.
         case webSocketClosed
+        /// A request trailer field (``RequestTrailers``) was refused: its name is not an HTTP
+        /// token, its value holds CR, LF or NUL, or the field may not be sent as a trailer (RFC
+        /// 9110 §6.5.1: framing, routing, authentication, request modifiers, content format — e.g.
+        /// `Content-Length`, `Transfer-Encoding`, `Host`, `Authorization`). The message names the
+        /// field, never its value. Fixed fields are checked before anything is sent; computed
+        /// fields after the body, before the request is completed (the server never sees a
+        /// complete request).
+        case invalidTrailerField
     }
 
     /// What went wrong.
@@ -242,6 +250,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .webSocketHandshakeFailed: "webSocketHandshakeFailed"
         case .webSocketFailed(let code): "webSocketFailed(closeCode: \(code))"
         case .webSocketClosed: "webSocketClosed"
+        case .invalidTrailerField: "invalidTrailerField"
         }
     }
 

@@ -121,8 +121,8 @@ extension HTTPClient {
                     return (body, response, metrics)
                 case .uploadProgress, .downloadProgress:
                     progress?(event)
-                case .downloaded:
-                    break
+                case .downloaded, .trailers:
+                    break // the trailers are in the metrics too
                 }
             }
         } catch {

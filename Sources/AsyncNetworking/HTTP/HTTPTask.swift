@@ -109,6 +109,7 @@ public struct HTTPTask<Output: Sendable>: Sendable {
                     continuation.yield(.response(head))
                 case .data(let chunk): body.append(chunk)
                 case .downloaded(let url): file = url
+                case .trailers: break // the trailers are in the metrics too
                 case .completed(let metrics):
                     guard let response else { break }
                     return (body, response, file, metrics)

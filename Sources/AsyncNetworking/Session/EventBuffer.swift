@@ -132,9 +132,10 @@ struct EventBuffer<Waiter> {
         return takeWaiter()
     }
 
-    /// Queues the terminal success event.
+    /// Queues the terminal success event, after the response's trailers when it had any.
     mutating func finish(_ metrics: TransferMetrics) -> [Waiter] {
         guard !isClosed else { return [] }
+        if !metrics.trailers.isEmpty { append(.event(.trailers(metrics.trailers))) }
         append(.event(.completed(metrics)))
         completedQueued = true
         return takeWaiter()

@@ -24,11 +24,21 @@ public struct ResponseBody: AsyncSequence, Sendable {
         /// The next chunk, or `nil` at the end of the body.
         public mutating func next() async throws(NetworkingError) -> Data? {
             while let event = try await lifetime.channel.next() {
-                if case .data(let data) = event { return data }
+                switch event {
+                case .data(let data): return data
+                case .trailers(let fields): lifetime.trailers = fields
+                default: break
+                }
             }
             return nil
         }
     }
+
+    /// The trailer fields that followed the body (RFC 9110 §6.5), repeated names joined with
+    /// `, `: set once the body has been read to its end (`next()` returned `nil`); empty before,
+    /// and when the server sent none. Always empty on the URLSession transport
+    /// (FoundationNetworking drops trailers). The same fields as ``TransferMetrics/trailers``.
+    public var trailers: HTTPHeaders { lifetime.trailers }
 
     /// Reads the rest of the body into one `Data`.
     /// - Parameter limit: throw ``NetworkingError/Kind/responseTooLarge(limit:)`` past this many bytes.

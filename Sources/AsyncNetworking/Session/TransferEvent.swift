@@ -7,12 +7,18 @@ import FoundationNetworking
 ///
 /// Events of one transfer arrive in the order they happened: upload progress (if there is a body),
 /// the final response (`1xx` interim responses are skipped), data chunks and download progress,
-/// for downloads the file, and finally ``completed(_:)``. A failure is not an event: the sequence
-/// throws a ``NetworkingError`` instead.
+/// for downloads the file, the response's ``trailers(_:)`` when it had any, and finally
+/// ``completed(_:)``. A failure is not an event: the sequence throws a ``NetworkingError`` instead.
+/// On the curl transport a streamed request body is still being sent while the response's events
+/// arrive (full duplex): upload progress can follow the response and its data.
 ///
 /// Progress events are *coalesced*: if several arrive before you read one, you get only the newest.
 /// They report what the network has sent or delivered, which can run ahead of the data chunks you
 /// have read. Data events are never dropped or merged out of order.
+///
+/// New events can be added in a minor release: the enum is `@nonexhaustive` (SE-0487), so a
+/// `switch` over it outside this package ends with `@unknown default:` (the compiler asks for it).
+@nonexhaustive
 public enum TransferEvent: Sendable {
     /// Bytes of the request body sent so far.
     case uploadProgress(TransferProgress)
@@ -24,6 +30,12 @@ public enum TransferEvent: Sendable {
     case downloadProgress(TransferProgress)
     /// A download's body is complete in the file at this URL (download transfers only).
     case downloaded(URL)
+    /// The trailer fields that followed the response body (RFC 9110 §6.5: a checksum,
+    /// `Server-Timing`, a gRPC status), repeated names joined with `, `: after the last
+    /// ``data(_:)``, right before ``completed(_:)``, and only when the server sent some. The same
+    /// fields are in ``TransferMetrics/trailers``. Delivered by the curl transport (HTTP/1.1
+    /// chunked bodies and HTTP/2); never on URLSession, whose FoundationNetworking drops trailers.
+    case trailers(HTTPHeaders)
     /// The transfer finished successfully; the last event.
     case completed(TransferMetrics)
 }

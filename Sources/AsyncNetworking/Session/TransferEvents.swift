@@ -40,8 +40,16 @@ public struct TransferEvents: AsyncSequence, Sendable {
 /// is told, and cancels the transfer if it is still running.
 final class ConsumerLifetime: Sendable {
     let channel: EventChannel
+    /// The response's trailer fields once a ``ResponseBody`` read them (its iterator skips the
+    /// event); guarded by the lock, read from any thread.
+    private let trailerFields = SanitizedMutex(HTTPHeaders())
 
     init(channel: EventChannel) { self.channel = channel }
+
+    var trailers: HTTPHeaders {
+        get { trailerFields.withLock { $0 } }
+        set { trailerFields.withLock { $0 = newValue } }
+    }
 
     deinit { channel.consumerLeft() }
 }

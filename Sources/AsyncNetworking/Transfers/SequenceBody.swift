@@ -15,15 +15,21 @@ final class SequenceBody: Sendable {
 
     private let make: @Sendable (Int) -> Pump?
     private let attempts = Atomic<Int>(0)
+    /// Trailer fields sent after each attempt's last chunk (curl, HTTP/1.1 chunked).
+    let trailers: RequestTrailers?
 
     /// A body that is the chunks of `body`, iterated once: the first attempt only.
-    init<Body: AsyncSequence & Sendable>(once body: Body) where Body.Element == Data {
+    init<Body: AsyncSequence & Sendable>(once body: Body, trailers: RequestTrailers? = nil) where Body.Element == Data {
         make = { attempt in attempt == 0 ? Self.pump(body) : nil }
+        self.trailers = trailers
     }
 
     /// A body whose every attempt iterates a new sequence from `makeBody`.
-    init<Body: AsyncSequence & Sendable>(factory makeBody: @escaping @Sendable () -> Body) where Body.Element == Data {
+    init<Body: AsyncSequence & Sendable>(
+        factory makeBody: @escaping @Sendable () -> Body, trailers: RequestTrailers? = nil
+    ) where Body.Element == Data {
         make = { _ in Self.pump(makeBody()) }
+        self.trailers = trailers
     }
 
     /// The next attempt's pump, or `nil` when the body cannot be sent again.
@@ -43,7 +49,9 @@ final class SequenceBody: Sendable {
 
 /// One attempt's pump: a task that iterates the body into the attempt's ``CurlBodyPipe``, at most
 /// ``highWaterMark`` bytes ahead of what the connection has taken (the producer is suspended
-/// meanwhile). Stopped when the attempt ends.
+/// meanwhile), then hands the pipe the body's trailer fields, if any, before ending it. Stopped
+/// when the attempt ends (the task is cancelled: the body sequence and a trailer closure see the
+/// cancellation).
 final class SequenceBodyPump: Sendable {
     /// Bytes buffered ahead of the connection before the producer is suspended.
     static let highWaterMark = 256 * 1024
@@ -52,8 +60,9 @@ final class SequenceBodyPump: Sendable {
     private let failureBox: SanitizedMutex<NetworkingError?>
     private let pipe: CurlBodyPipe
 
-    /// Starts pumping `pump` into `pipe`. `request` is named in the error a throwing sequence gives.
-    init(_ pump: @escaping SequenceBody.Pump, into pipe: CurlBodyPipe, request: URLRequest) {
+    /// Starts pumping `pump` into `pipe`, then `trailers`. `request` is named in the error a
+    /// throwing sequence (or trailer closure) gives.
+    init(_ pump: @escaping SequenceBody.Pump, trailers: RequestTrailers? = nil, into pipe: CurlBodyPipe, request: URLRequest) {
         let failureBox = SanitizedMutex<NetworkingError?>(nil)
         self.failureBox = failureBox
         self.pipe = pipe
@@ -63,7 +72,15 @@ final class SequenceBodyPump: Sendable {
                     await pipe.waitForRoom(below: Self.highWaterMark)
                     pipe.write(chunk)
                 }
+                if let trailers {
+                    let fields = try await Self.resolve(trailers, request: request)
+                    try Task.checkCancellation()
+                    pipe.setTrailers(fields.map { (name: $0.name, value: $0.value) })
+                }
                 pipe.finish()
+            } catch let refused as TrailerFailure {
+                failureBox.withLock { $0 = refused.error }
+                pipe.finish(failure: refused.error.message)
             } catch {
                 if !(error is CancellationError) {
                     failureBox.withLock {
@@ -76,6 +93,36 @@ final class SequenceBodyPump: Sendable {
                 pipe.finish(failure: "the request body sequence failed")
             }
         }
+    }
+
+    /// The fields of `trailers` for this attempt, checked (``TrailerFieldRules``).
+    private static func resolve(_ trailers: RequestTrailers, request: URLRequest) async throws -> HTTPHeaders {
+        switch trailers.source {
+        case .fields(let fields):
+            return fields // checked before the transfer started
+        case .computed(let make):
+            let fields: HTTPHeaders
+            do {
+                fields = try await make()
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                throw TrailerFailure(error: NetworkingError(
+                    .requestSerializationFailed, "the request trailer closure threw: \(error)", request: request, underlyingError: error
+                ))
+            }
+            do throws(NetworkingError) {
+                try TrailerFieldRules.check(fields, request: request)
+            } catch {
+                throw TrailerFailure(error: error)
+            }
+            return fields
+        }
+    }
+
+    /// Why the trailers could not be sent (kept apart from what the body sequence throws).
+    private struct TrailerFailure: Error {
+        let error: NetworkingError
     }
 
     /// What the sequence threw, if it did (reported as the attempt's failure).

@@ -41,54 +41,72 @@ extension SessionManager {
     /// cannot take more (at most 256 KiB ahead), so memory stays bounded whatever the body's size.
     /// A sequence is iterated once, so a request that must be sent again (a 307/308, a retry with a
     /// credential) fails with ``NetworkingError/Kind/bodyStreamNotReplayable``: give a factory
-    /// (``upload(for:fromSequence:mode:options:)``) to re-send it. ``SequenceUploadMode/spooled``,
+    /// (``upload(for:fromSequence:mode:trailers:options:)``) to re-send it. ``SequenceUploadMode/spooled``,
     /// and every upload on URLSession or stubs, writes the chunks to a temporary file first (one
     /// chunk in memory at a time) and sends it with a true `Content-Length` (re-sent whole after a
     /// 307/308); the file is deleted when the transfer ends, on every path.
     ///
+    /// On curl the response head and body are read while the body is still being sent (full
+    /// duplex); a server that answers a `3xx`–`5xx` before the body ended stops the upload (libcurl
+    /// sends no more and closes the connection afterwards), and that response is the result. To
+    /// read the response while sending, use ``stream(for:from:trailers:options:)``.
+    ///
     /// Suspends until the transfer ends. Cancelling the calling task stops it (and the sequence)
     /// and throws ``NetworkingError/Kind/cancelled``.
     ///
-    /// - Parameter body: the request body, in order; iterated once.
+    /// - Parameters:
+    ///   - body: the request body, in order; iterated once.
+    ///   - trailers: trailer fields sent after the body (``RequestTrailers``; curl and
+    ///     ``SequenceUploadMode/streamed`` only). Default `nil`: none.
     /// - Throws: ``NetworkingError/Kind/requestSerializationFailed`` (its `underlyingError` is the
-    ///   sequence's) when `body` throws; the transfer's errors otherwise.
+    ///   sequence's) when `body` throws; ``NetworkingError/Kind/invalidTrailerField`` for a refused
+    ///   trailer field; ``NetworkingError/Kind/unsupportedOperation`` for trailers on URLSession,
+    ///   stubs or a spooled body; the transfer's errors otherwise.
     public nonisolated func upload<Body: AsyncSequence & Sendable>(
-        for request: URLRequest, from body: Body, mode: SequenceUploadMode = .streamed, options: TransferOptions = .default
+        for request: URLRequest, from body: Body, mode: SequenceUploadMode = .streamed, trailers: RequestTrailers? = nil,
+        options: TransferOptions = .default
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse) where Body.Element == Data {
-        let (request, source, resources) = try await prepareSequence(SequenceBody(once: body), first: body, request: request, mode: mode)
+        let (request, source, resources) = try await prepareSequence(
+            SequenceBody(once: body, trailers: trailers), first: body, request: request, mode: mode
+        )
         return try await uploadAndCollect(request, body: source, options: options, resources: resources)
     }
 
     /// Starts an upload of the chunks of `body` and returns its handle; see
-    /// ``upload(for:from:mode:options:)``. Suspends only while a spooled body is written.
+    /// ``upload(for:from:mode:trailers:options:)``. Suspends only while a spooled body is written.
+    /// On curl the handle's events (the response, its data, ``TransferEvent/trailers(_:)``) arrive
+    /// while the body is still being sent (full duplex).
     public nonisolated func uploadTask<Body: AsyncSequence & Sendable>(
-        with request: URLRequest, from body: Body, mode: SequenceUploadMode = .streamed, options: TransferOptions = .default
+        with request: URLRequest, from body: Body, mode: SequenceUploadMode = .streamed, trailers: RequestTrailers? = nil,
+        options: TransferOptions = .default
     ) async throws(NetworkingError) -> TransferHandle where Body.Element == Data {
-        let (request, source, resources) = try await prepareSequence(SequenceBody(once: body), first: body, request: request, mode: mode)
+        let (request, source, resources) = try await prepareSequence(
+            SequenceBody(once: body, trailers: trailers), first: body, request: request, mode: mode
+        )
         return try await uploadHandle(request, body: source, options: options, resources: resources)
     }
 
     /// Uploads a body that `makeBody` makes as a new sequence for each attempt — the first, and
     /// again when the request must be re-sent (a 307/308, a retry with a credential) — and returns
-    /// the response body and response. Otherwise as ``upload(for:from:mode:options:)``.
+    /// the response body and response. Otherwise as ``upload(for:from:mode:trailers:options:)``.
     public nonisolated func upload<Body: AsyncSequence & Sendable>(
         for request: URLRequest, fromSequence makeBody: @escaping @Sendable () -> Body,
-        mode: SequenceUploadMode = .streamed, options: TransferOptions = .default
+        mode: SequenceUploadMode = .streamed, trailers: RequestTrailers? = nil, options: TransferOptions = .default
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse) where Body.Element == Data {
         let (request, source, resources) = try await prepareSequence(
-            SequenceBody(factory: makeBody), first: makeBody(), request: request, mode: mode
+            SequenceBody(factory: makeBody, trailers: trailers), first: makeBody(), request: request, mode: mode
         )
         return try await uploadAndCollect(request, body: source, options: options, resources: resources)
     }
 
     /// Starts an upload whose body `makeBody` makes for each attempt, and returns its handle; see
-    /// ``upload(for:fromSequence:mode:options:)``.
+    /// ``upload(for:fromSequence:mode:trailers:options:)``.
     public nonisolated func uploadTask<Body: AsyncSequence & Sendable>(
         with request: URLRequest, fromSequence makeBody: @escaping @Sendable () -> Body,
-        mode: SequenceUploadMode = .streamed, options: TransferOptions = .default
+        mode: SequenceUploadMode = .streamed, trailers: RequestTrailers? = nil, options: TransferOptions = .default
     ) async throws(NetworkingError) -> TransferHandle where Body.Element == Data {
         let (request, source, resources) = try await prepareSequence(
-            SequenceBody(factory: makeBody), first: makeBody(), request: request, mode: mode
+            SequenceBody(factory: makeBody, trailers: trailers), first: makeBody(), request: request, mode: mode
         )
         return try await uploadHandle(request, body: source, options: options, resources: resources)
     }
@@ -124,14 +142,30 @@ extension SessionManager {
     // MARK: Internals
 
     /// Streams `body` on curl (``SequenceUploadMode/streamed``), else spools `first` (its first
-    /// sequence; a factory's is made only when spooling) to a temporary file.
-    private nonisolated func prepareSequence<Body: AsyncSequence & Sendable>(
+    /// sequence; a factory's is made only when spooling) to a temporary file. Trailers need the
+    /// streamed mode on curl; fixed ones are checked here, before anything is sent.
+    nonisolated func prepareSequence<Body: AsyncSequence & Sendable>(
         _ body: SequenceBody, first: @autoclosure () -> Body, request: URLRequest, mode: SequenceUploadMode
     ) async throws(NetworkingError) -> (URLRequest, UploadSource, UploadBodyResources) where Body.Element == Data {
         try RequestValidation.validate(request)
         var request = request
         request.setValue(nil, forHTTPHeaderField: "Content-Length")
         request.httpBody = nil
+        if let trailers = body.trailers {
+            guard mode == .streamed, engine.streamsSequenceBodies else {
+                throw NetworkingError(
+                    .unsupportedOperation,
+                    mode == .streamed
+                        ? "request trailers need the curl transport: URLSession and stubs cannot send them"
+                        : "request trailers need a streamed (chunked) body: a spooled body is sent with a Content-Length",
+                    request: request
+                )
+            }
+            if let fields = try trailers.checkedFixedFields(request: request), !fields.isEmpty,
+               request.value(forHTTPHeaderField: "Trailer") == nil {
+                request.setValue(fields.map(\.name).joined(separator: ", "), forHTTPHeaderField: "Trailer")
+            }
+        }
         if mode == .streamed, engine.streamsSequenceBodies {
             return (request, .sequence(body), .none)
         }

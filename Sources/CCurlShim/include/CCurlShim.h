@@ -311,3 +311,5 @@ size_t ancurl_drain_take(int port, void *buffer, size_t capacity);
 #include "ANContentDecoder.h"
 /* ---- WebSocket (issue 24): permessage-deflate over zlib and raw I/O on CONNECT_ONLY ---- */
 #include "ANWebSocket.h"
+/* Request trailers: CURLOPT_TRAILERFUNCTION (ANTrailers.h) */
+#include "ANTrailers.h"

@@ -19,6 +19,13 @@ enum CurlBodyRead: Sendable, Equatable {
 protocol CurlBodyProducer: AnyObject, Sendable {
     /// Fills a prefix of `buffer` (never empty).
     func read(into buffer: UnsafeMutableRawBufferPointer) -> CurlBodyRead
+    /// Trailer fields to send after the body (asked once, after ``read(into:)`` answered
+    /// ``CurlBodyRead/end``, for a request with ``CurlRequest/sendsTrailers``). Default: none.
+    func trailerFields() -> [(name: String, value: String)]
+}
+
+extension CurlBodyProducer {
+    func trailerFields() -> [(name: String, value: String)] { [] }
 }
 
 /// A ready-made producer: other threads ``write(_:)`` chunks and ``finish(failure:)``; the loop
@@ -38,6 +45,8 @@ final class CurlBodyPipe: CurlBodyProducer {
         var roomWaiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
         /// Closed by the reader's side: writers stop waiting and writes are dropped.
         var closed = false
+        /// Trailer fields set by the writer before ``finish(failure:)``.
+        var trailers: [(name: String, value: String)] = []
     }
 
     private let state = SanitizedMutex(State())
@@ -64,7 +73,6 @@ final class CurlBodyPipe: CurlBodyProducer {
         readable?()
     }
 
-    /// Ends the body: after the buffered bytes, with success (`failure` nil) or a read error.
     /// Suspends until fewer than `limit` bytes are buffered (the loop has sent the rest), the pipe
     /// is closed, or the calling task is cancelled: a producer that waits here before each write
     /// is held back by the connection, and memory stays bounded by `limit` plus one chunk.
@@ -102,6 +110,16 @@ final class CurlBodyPipe: CurlBodyProducer {
         }?.continuation.resume()
     }
 
+    /// Sets the trailer fields sent after the body (call before ``finish(failure:)``).
+    func setTrailers(_ fields: [(name: String, value: String)]) {
+        state.withLock { $0.trailers = fields }
+    }
+
+    func trailerFields() -> [(name: String, value: String)] {
+        state.withLock { $0.trailers }
+    }
+
+    /// Ends the body: after the buffered bytes, with success (`failure` nil) or a read error.
     func finish(failure: String? = nil) {
         let readable = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.finished else { return nil }

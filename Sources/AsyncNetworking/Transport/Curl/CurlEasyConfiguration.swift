@@ -83,6 +83,7 @@ enum CurlEasyConfiguration {
             try set(easy, ANCURLOPT_READDATA, pointer: userdata)
             try check(ancurl_easy_setopt_seek(easy, CurlCallbacks.seek), "SEEKFUNCTION")
             try set(easy, ANCURLOPT_SEEKDATA, pointer: userdata)
+            if request.sendsTrailers { try CurlRequestTrailers.install(on: transfer) }
             if method != "PUT" { try set(easy, ANCURLOPT_CUSTOMREQUEST, string: method) }
         }
 

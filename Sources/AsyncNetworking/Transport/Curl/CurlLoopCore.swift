@@ -342,7 +342,10 @@ final class CurlLoopCore {
             pending.remove(at: index)
             transfer.isListedPending = false
         }
-        if idleEasyHandles.count < configuration.easyHandlePoolSize {
+        // A handle that sent request trailers is never reused: with libcurl 7.88 the next upload
+        // on such a handle, reset or not, crashed inside curl_multi_perform (a free of trailer
+        // state the reset leaves behind; RequestTrailerTests.sequentialUploadsWithTrailers).
+        if idleEasyHandles.count < configuration.easyHandlePoolSize, !transfer.request.sendsTrailers {
             ancurl_easy_reset(transfer.easy)
             idleEasyHandles.append(transfer.easy)
         } else {

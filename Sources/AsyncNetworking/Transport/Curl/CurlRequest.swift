@@ -16,6 +16,11 @@ struct CurlRequest: Sendable {
     var body: CurlRequestBody
     /// Per-transfer settings. Default ``CurlTransferOptions/default``.
     var options: CurlTransferOptions
+    /// Sends the producer's ``CurlBodyProducer/trailerFields()`` after a chunked body
+    /// (`CURLOPT_TRAILERFUNCTION`; see `CurlRequestTrailers`). Needs a ``CurlRequestBody/producer(_:length:)``
+    /// body of unknown length and ``CurlHTTPVersion/http1_1``: libcurl 7.88 sends no request
+    /// trailers on HTTP/2. Default `false`.
+    var sendsTrailers = false
 
     init(
         url: URL, method: String = "GET", headers: [(name: String, value: String)] = [],
@@ -43,6 +48,14 @@ struct CurlRequest: Sendable {
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 throw CurlRequestError("the value of header \(name) contains CR, LF or NUL")
+            }
+        }
+        if sendsTrailers {
+            guard case .producer(_, nil) = body else {
+                throw CurlRequestError("request trailers need a chunked body (a producer of unknown length)")
+            }
+            guard options.httpVersion == .http1_1 else {
+                throw CurlRequestError("request trailers need HTTP/1.1: libcurl sends none on HTTP/2")
             }
         }
         if case .file(_, let offset, let length) = body, offset < 0 || length < 0 {

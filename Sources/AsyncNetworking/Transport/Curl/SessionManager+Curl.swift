@@ -31,6 +31,11 @@ extension SessionManager {
             request, upload: state.upload, fileLength: fileLength, window: window,
             streamedBody: state.takePendingBodyStream(), bodyPipe: pipe
         )
+        if case .sequence(let body) = state.upload, body.trailers != nil {
+            // libcurl 7.88 sends request trailers only after a chunked HTTP/1.1 body.
+            curlRequest.sendsTrailers = true
+            curlRequest.options.httpVersion = .http1_1
+        }
         curlRequest.options.tls = CurlTLSOptions(policy: policy)
         curlRequest.options.proxy = proxy.server(for: curlRequest.url)
         curlRequest.options.usesEnvironmentProxy = proxy.mode == .environment
@@ -43,7 +48,8 @@ extension SessionManager {
         }
         if let pipe, let pump {
             pipe.onReadable { [loop = curl.loop] in loop.resumeSending(id) }
-            state.sequencePump = SequenceBodyPump(pump, into: pipe, request: state.originalRequest)
+            let trailers: RequestTrailers? = if case .sequence(let body) = state.upload { body.trailers } else { nil }
+            state.sequencePump = SequenceBodyPump(pump, trailers: trailers, into: pipe, request: state.originalRequest)
         }
         let attempt = CurlAttempt(id: id, loop: curl.loop, url: curlRequest.url, bodyLength: curlRequest.body.length)
         attempt.policy = policy
