@@ -44,7 +44,7 @@ final class ClientCertificateRejectingServer: Sendable {
     func stop() { peer.stop() }
 
     static let script = LoggingPythonPeer.preamble + #"""
-    import socket, ssl, struct
+    import ssl
     cert, key, client_ca, mode, version = sys.argv[1:6]
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
@@ -58,20 +58,8 @@ final class ClientCertificateRejectingServer: Sendable {
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
     def serve(raw):
-        conn = ctx.wrap_socket(raw, server_side=True, do_handshake_on_connect=False)
-        try:
-            conn.do_handshake()
-        except Exception as e:
-            log("HANDSHAKE-FAILED " + str(e).replace("\n", " "))
-            try:
-                if mode == "reset":
-                    raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                elif mode == "linger":
-                    conn.shutdown(socket.SHUT_WR)
-                    time.sleep(2)
-            except Exception:
-                pass
-            conn.close()
+        conn = accept_tls(ctx, raw, mode)
+        if conn is None:
             return
         log("HANDSHAKE-OK")
         try:

@@ -58,10 +58,10 @@ final class LoggingPythonPeer: Sendable {
     deinit { stop() }
 
     /// The python every such script starts with: `log_path` (the last argument), a `log(line)`
-    /// that appends to it from any thread, SIGTERM unblocked, and a watchdog that exits when the
-    /// test process is gone.
+    /// that appends to it from any thread, SIGTERM unblocked, a watchdog that exits when the test
+    /// process is gone, and `accept_tls(ctx, raw, mode)` for a server-side handshake.
     static let preamble = #"""
-    import os, signal, sys, threading, time
+    import os, signal, socket, struct, sys, threading, time
     log_path = sys.argv[-1]
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -75,6 +75,27 @@ final class LoggingPythonPeer: Sendable {
     def log(line):
         with lock, open(log_path, "a") as f:
             f.write(line + "\n")
+    def accept_tls(ctx, raw, mode="linger"):
+        # The server handshake on `raw`: the TLS connection, or None once a failed handshake is
+        # logged (HANDSHAKE-FAILED) and the connection ended as `mode` says: "close" at once,
+        # "reset" with SO_LINGER 0, "linger" after the alert, reading on for 2 s, so that a client
+        # that already wrote its request (TLS 1.3 client certificates) reads the alert, not a reset.
+        conn = ctx.wrap_socket(raw, server_side=True, do_handshake_on_connect=False)
+        try:
+            conn.do_handshake()
+            return conn
+        except Exception as e:
+            log("HANDSHAKE-FAILED " + str(e).replace("\n", " "))
+        try:
+            if mode == "reset":
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            elif mode == "linger":
+                conn.shutdown(socket.SHUT_WR)
+                time.sleep(2)
+        except Exception:
+            pass
+        conn.close()
+        return None
 
     """#
 }

@@ -39,7 +39,7 @@ final class TLSTestServer: Sendable {
     func stop() { peer.stop() }
 
     static let script = LoggingPythonPeer.preamble + #"""
-    import socket, ssl
+    import ssl
     cert, key, client_ca = sys.argv[1:4]
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
@@ -68,19 +68,8 @@ final class TLSTestServer: Sendable {
         data, buf[0] = buf[0][:n], buf[0][n:]
         return data
     def serve(raw, number):
-        conn = ctx.wrap_socket(raw, server_side=True, do_handshake_on_connect=False)
-        try:
-            conn.do_handshake()
-        except Exception as e:
-            log("HANDSHAKE-FAILED " + str(e).replace("\n", " "))
-            # The alert is sent; keep reading open a while so a client that already wrote its
-            # request (TLS 1.3 client certificates) reads the alert rather than a reset.
-            try:
-                conn.shutdown(socket.SHUT_WR)
-                time.sleep(2)
-            except Exception:
-                pass
-            conn.close()
+        conn = accept_tls(ctx, raw)
+        if conn is None:
             return
         peer = conn.getpeercert()
         cn = "-"
