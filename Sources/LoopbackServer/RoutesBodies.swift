@@ -59,33 +59,45 @@ extension Connection {
     /// `/multipart`: parses a `multipart/form-data` body and describes each part as JSON;
     /// 400 with a text reason when the body or content type is malformed.
     func serveMultipart() throws {
-        guard let contentType = request.header("Content-Type"),
-              let boundary = Multipart.boundary(fromContentType: contentType)
-        else {
-            try finishRequest()
-            return try respondText(400, "malformed multipart body: missing multipart Content-Type with a boundary\n")
-        }
-        let bytes = try readWholeBody(limit: Self.multipartLimit)
-        let parts: [Multipart.Part]
-        do {
-            parts = try Multipart.parse(bytes, boundary: boundary)
-        } catch {
-            return try respondText(400, "malformed multipart body: \(error.reason)\n")
-        }
+        guard let body = try readMultipartBody() else { return }
+        let (bytes, parts) = (body.bytes, body.parts)
         let described: [[String: Any]] = parts.map { part in
             let content = bytes[part.content]
-            var value: Any = NSNull()
-            if content.count < 64 * 1024, let text = String(bytes: content, encoding: .utf8) { value = text }
             return [
                 "name": part.name,
                 "filename": part.filename ?? NSNull(),
                 "contentType": part.contentType ?? NSNull(),
                 "size": content.count,
                 "checksum": String(Checksum.fnv1a64(content)),
-                "value": value,
+                "value": Self.textValue(content),
             ] as [String: Any]
         }
         try respondJSON(200, ["parts": described])
+    }
+
+    /// Reads a `multipart/form-data` body whole: its boundary, its bytes and its parts; `nil` once
+    /// a 400 with the reason has been sent (no multipart content type, or a malformed body).
+    func readMultipartBody() throws -> (boundary: String, bytes: [UInt8], parts: [Multipart.Part])? {
+        guard let contentType = request.header("Content-Type"),
+              let boundary = Multipart.boundary(fromContentType: contentType)
+        else {
+            try finishRequest()
+            try respondText(400, "malformed multipart body: missing multipart Content-Type with a boundary\n")
+            return nil
+        }
+        let bytes = try readWholeBody(limit: Self.multipartLimit)
+        do {
+            return (boundary, bytes, try Multipart.parse(bytes, boundary: boundary))
+        } catch {
+            try respondText(400, "malformed multipart body: \(error.reason)\n")
+            return nil
+        }
+    }
+
+    /// A part's content as a JSON value: its text when it is UTF-8 and under 64 KiB, else null.
+    static func textValue(_ content: ArraySlice<UInt8>) -> Any {
+        guard content.count < 64 * 1024, let text = String(bytes: content, encoding: .utf8) else { return NSNull() }
+        return text
     }
 
     /// A JSON response (`application/json`) with sorted keys.

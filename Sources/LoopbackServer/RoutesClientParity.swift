@@ -18,29 +18,15 @@ extension Connection {
     /// JSON `{"parts": [{"headers": ["Name: value", …], "value": "…"}]}` (values under 64 KiB as
     /// UTF-8, else null); 400 when malformed.
     func serveMultipartHeaders() throws {
-        guard let contentType = request.header("Content-Type"),
-              let boundary = Multipart.boundary(fromContentType: contentType)
-        else {
-            try finishRequest()
-            return try respondText(400, "malformed multipart body: missing multipart Content-Type with a boundary\n")
-        }
-        let bytes = try readWholeBody(limit: Self.multipartLimit)
-        let parts: [Multipart.Part]
-        do {
-            parts = try Multipart.parse(bytes, boundary: boundary)
-        } catch {
-            return try respondText(400, "malformed multipart body: \(error.reason)\n")
-        }
+        guard let body = try readMultipartBody() else { return }
+        let (boundary, bytes, parts) = (body.boundary, body.bytes, body.parts)
         let delimiter = Array("--\(boundary)\r\n".utf8)
         let described: [[String: Any]] = parts.map { part in
             let headerEnd = part.content.lowerBound - 4
             var start = headerEnd
             while start >= delimiter.count, !bytes[(start - delimiter.count)..<start].elementsEqual(delimiter) { start -= 1 }
             let text = String(decoding: bytes[start..<max(start, headerEnd)], as: UTF8.self)
-            let content = bytes[part.content]
-            var value: Any = NSNull()
-            if content.count < 64 * 1024, let string = String(bytes: content, encoding: .utf8) { value = string }
-            return ["headers": text.components(separatedBy: "\r\n").filter { !$0.isEmpty }, "value": value]
+            return ["headers": text.components(separatedBy: "\r\n").filter { !$0.isEmpty }, "value": Self.textValue(bytes[part.content])]
         }
         try respondJSON(200, ["parts": described])
     }

@@ -37,9 +37,7 @@ final class BodyTapServer: Sendable {
 
     private func serve(_ client: Int32) {
         var buffer = [UInt8]()
-        guard readUntil(client, &buffer, { Self.find([13, 10, 13, 10], in: $0) != nil }) else { return }
-        let headEnd = Self.find([13, 10, 13, 10], in: buffer)!
-        buffer.removeFirst(headEnd + 4)
+        guard RawSocketIO.readHead(client, into: &buffer) != nil else { return }
         if state.withLock({ $0.stalled }) {
             // Read nothing more until the client goes away (or the server stops).
             return connections.holdUntilStopped()
@@ -47,8 +45,7 @@ final class BodyTapServer: Sendable {
         var total = 0
         while true {
             // A chunk: its size line, its bytes and CRLF; size 0 ends the body.
-            guard readUntil(client, &buffer, { Self.find([13, 10], in: $0) != nil }) else { return }
-            let lineEnd = Self.find([13, 10], in: buffer)!
+            guard let lineEnd = RawSocketIO.read(client, into: &buffer, until: [13, 10]) else { return }
             let sizeText = String(decoding: buffer[0..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
             guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return }
             buffer.removeFirst(lineEnd + 2)
@@ -56,7 +53,7 @@ final class BodyTapServer: Sendable {
             var counted = min(buffer.count, size) // the bytes of this chunk already here
             state.withLock { $0.received += counted }
             while buffer.count < size + 2 {
-                guard readMore(client, &buffer) else { return }
+                guard RawSocketIO.readMore(client, into: &buffer) else { return }
                 let now = min(buffer.count, size)
                 if now > counted {
                     state.withLock { [counted] in $0.received += now - counted }
@@ -67,38 +64,6 @@ final class BodyTapServer: Sendable {
             buffer.removeFirst(size + 2)
         }
         let text = "got \(total)"
-        send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)")
-    }
-
-    private func readUntil(_ client: Int32, _ buffer: inout [UInt8], _ done: ([UInt8]) -> Bool) -> Bool {
-        while !done(buffer) {
-            guard readMore(client, &buffer) else { return false }
-        }
-        return true
-    }
-
-    private func readMore(_ client: Int32, _ buffer: inout [UInt8]) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let count = read(client, &chunk, chunk.count)
-        guard count > 0 else { return false }
-        buffer += chunk[0..<count]
-        return true
-    }
-
-    private func send(_ client: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
-            if written <= 0 { return }
-            offset += written
-        }
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        return haystack.indices.dropLast(needle.count - 1).first { index in
-            haystack[index..<(index + needle.count)].elementsEqual(needle)
-        }
+        RawSocketIO.send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)")
     }
 }

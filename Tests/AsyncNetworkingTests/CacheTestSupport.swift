@@ -30,21 +30,10 @@ func withCachedClient<T: Sendable>(
     configure: @Sendable (URLSessionConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (LoopbackServer, HTTPClient) async throws -> T
 ) async throws -> T {
-    let server = try LoopbackServer()
-    defer { server.stop() }
-    let configuration = SessionManager.defaultConfiguration()
-    configure(configuration)
-    let manager = SessionManager(configuration: configuration, transport: transport)
-    var configured = HTTPClient(manager: manager, baseURL: server.baseURL)
-    configured.cache = cache
-    let client = configured
-    do {
-        let result = try await withDeadline { try await body(server, client) }
-        await manager.invalidateAndCancel()
-        return result
-    } catch {
-        await manager.invalidateAndCancel()
-        throw error
+    try await withServerAndManager(transport: transport, configure: configure) { server, manager in
+        var client = HTTPClient(manager: manager, baseURL: server.baseURL)
+        client.cache = cache
+        return try await body(server, client)
     }
 }
 

@@ -14,10 +14,7 @@ import Synchronization
 /// `tls12` caps the protocol at TLS 1.2 (the refusal then happens inside the handshake); else
 /// TLS 1.3 only. A client with a trusted certificate gets `200 accepted`.
 final class ClientCertificateRejectingServer: Sendable {
-    let port: Int
-    private let child: Subprocess.Child
-    private let logURL: URL
-    private let stopped = SanitizedMutex(false)
+    private let peer: LoggingPythonPeer
 
     /// Starts the server on a thread of its own (it waits for the python peer to listen).
     static func started(pki: TestPKI, mode: String, tls12: Bool = false) async throws -> ClientCertificateRejectingServer {
@@ -25,62 +22,30 @@ final class ClientCertificateRejectingServer: Sendable {
     }
 
     init(pki: TestPKI, mode: String, tls12: Bool = false) throws {
-        let script = pki.directory.appendingPathComponent("reject_server.py")
-        if !FileManager.default.fileExists(atPath: script.path) {
-            try Data(Self.script.utf8).write(to: script)
-        }
-        logURL = pki.directory.appendingPathComponent("reject-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        child = try Subprocess.start("/usr/bin/env", [
-            "python3", script.path, pki.file("good-chain.pem").path, pki.file("good.key").path,
-            pki.file("clientca.pem").path, mode, tls12 ? "1.2" : "1.3", logURL.path,
-        ])
-        let deadline = Date().addingTimeInterval(hangDeadline)
-        var port: Int?
-        while port == nil, Date() < deadline, child.isRunning {
-            port = (try? String(contentsOf: logURL, encoding: .utf8))?
-                .split(separator: "\n").first { $0.hasPrefix("PORT ") }
-                .flatMap { Int($0.dropFirst(5)) }
-            if port == nil { usleep(20_000) }
-        }
-        guard let port else {
-            child.terminate(SIGKILL)
-            throw TLSTestError("the client-certificate test server did not start")
-        }
-        self.port = port
+        peer = try LoggingPythonPeer(
+            script: Self.script, scriptName: "reject_server.py", in: pki.directory,
+            arguments: [
+                pki.file("good-chain.pem").path, pki.file("good.key").path, pki.file("clientca.pem").path,
+                mode, tls12 ? "1.2" : "1.3",
+            ],
+            failure: "the client-certificate test server did not start"
+        )
     }
+
+    /// The port it listens on.
+    var port: Int { peer.port }
 
     func url(_ path: String = "/") -> URL { URL(string: "https://127.0.0.1:\(port)\(path)")! }
 
     /// `HANDSHAKE-FAILED …`, `HANDSHAKE-OK`, `REQUEST …` lines so far.
-    var log: [String] {
-        ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
+    var log: [String] { peer.log }
 
-    func stop() {
-        stopped.withLock { done in
-            guard !done else { return }
-            done = true
-            child.terminate(SIGKILL)
-        }
-    }
+    /// Kills the server and reaps it.
+    func stop() { peer.stop() }
 
-    deinit { stop() }
-
-    static let script = #"""
-    import os, signal, socket, ssl, struct, sys, threading, time
-    cert, key, client_ca, mode, version, log_path = sys.argv[1:7]
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
-    parent = os.getppid()
-    def watch_parent():
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(0)
-    threading.Thread(target=watch_parent, daemon=True).start()
-    lock = threading.Lock()
-    def log(line):
-        with lock, open(log_path, "a") as f:
-            f.write(line + "\n")
+    static let script = LoggingPythonPeer.preamble + #"""
+    import ssl
+    cert, key, client_ca, mode, version = sys.argv[1:6]
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     ctx.load_verify_locations(client_ca)
@@ -93,20 +58,8 @@ final class ClientCertificateRejectingServer: Sendable {
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
     def serve(raw):
-        conn = ctx.wrap_socket(raw, server_side=True, do_handshake_on_connect=False)
-        try:
-            conn.do_handshake()
-        except Exception as e:
-            log("HANDSHAKE-FAILED " + str(e).replace("\n", " "))
-            try:
-                if mode == "reset":
-                    raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                elif mode == "linger":
-                    conn.shutdown(socket.SHUT_WR)
-                    time.sleep(2)
-            except Exception:
-                pass
-            conn.close()
+        conn = accept_tls(ctx, raw, mode)
+        if conn is None:
             return
         log("HANDSHAKE-OK")
         try:

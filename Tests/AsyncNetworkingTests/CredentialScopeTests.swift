@@ -28,18 +28,9 @@ import LoopbackServer
         _ transport: SessionManager.Transport, headers: [String: String] = [:],
         _ body: @escaping @Sendable (LoopbackServer, SessionManager) async throws -> Void
     ) async throws {
-        let server = try LoopbackServer()
-        defer { server.stop() }
-        let configuration = SessionManager.defaultConfiguration()
-        if !headers.isEmpty { configuration.httpAdditionalHeaders = headers }
-        let manager = SessionManager(configuration: configuration, transport: transport)
-        do {
-            try await withDeadline { try await body(server, manager) }
-            await manager.invalidateAndCancel()
-        } catch {
-            await manager.invalidateAndCancel()
-            throw error
-        }
+        try await withServerAndManager(transport: transport, configure: { configuration in
+            if !headers.isEmpty { configuration.httpAdditionalHeaders = headers }
+        }, body)
     }
 
     /// `target` percent-encoded for a query value (so the query holds no literal `://`).

@@ -39,36 +39,19 @@ final class EarlyAnswerServer: Sendable {
 
     private func serve(_ client: Int32) {
         var buffer = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var headEnd: Int?
-        while headEnd == nil {
-            if let end = Self.find([13, 10, 13, 10], in: buffer) { headEnd = end; break }
-            let count = read(client, &chunk, chunk.count)
-            if count <= 0 { return }
-            buffer += chunk[0..<count]
-        }
-        let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
-        buffer.removeFirst(headEnd! + 4)
-        let target = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+        guard let head = RawSocketIO.readHead(client, into: &buffer) else { return }
+        let target = RawSocketIO.target(of: head)
         if target.hasPrefix("/answer/") {
             let parts = target.split(separator: "/")
             let status = parts.count > 1 ? Int(parts[1]) ?? 200 : 200
             let keep = target.hasSuffix("/keep")
-            return send(client, Self.answer(status, connectionClose: !keep))
+            return RawSocketIO.send(client, Self.answer(status, connectionClose: !keep))
         }
-        let length = head.split(separator: "\r\n").compactMap { line -> Int? in
-            let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-            return Int(parts[1].trimmingCharacters(in: .whitespaces))
-        }.first ?? 0
-        while buffer.count < length {
-            let count = read(client, &chunk, chunk.count)
-            if count <= 0 { return }
-            buffer += chunk[0..<count]
-        }
+        let length = RawSocketIO.contentLength(of: head)
+        guard RawSocketIO.read(client, into: &buffer, count: length) else { return }
         state.withLock { $0.landedBodies.append(length) }
         let text = "got \(length)"
-        send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)")
+        RawSocketIO.send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)")
     }
 
     static func answer(_ status: Int, connectionClose: Bool) -> String {
@@ -83,23 +66,5 @@ final class EarlyAnswerServer: Sendable {
         default:
             return "HTTP/1.1 \(status) Early\r\nContent-Length: 5\r\n\(close)\r\nearly"
         }
-    }
-
-    private func send(_ client: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(client, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            if count <= 0 { return }
-            sent += count
-        }
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for index in 0...(haystack.count - needle.count) where haystack[index..<index + needle.count].elementsEqual(needle) {
-            return index
-        }
-        return nil
     }
 }

@@ -36,57 +36,21 @@ final class EarlyRedirectServer: Sendable {
 
     private func serve(_ client: Int32) {
         var buffer = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            // Read one request head.
-            var headEnd: Int?
-            while headEnd == nil {
-                if let range = Self.find([13, 10, 13, 10], in: buffer) { headEnd = range; break }
-                let count = read(client, &chunk, chunk.count)
-                if count <= 0 { return }
-                buffer += chunk[0..<count]
-            }
-            let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
-            buffer.removeFirst(headEnd! + 4)
-            let target = head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
-            let length = head.split(separator: "\r\n").compactMap { line -> Int? in
-                let parts = line.split(separator: ":", maxSplits: 1)
-                guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-                return Int(parts[1].trimmingCharacters(in: .whitespaces))
-            }.first ?? 0
+        // One request after another on the connection.
+        while let head = RawSocketIO.readHead(client, into: &buffer) {
+            let target = RawSocketIO.target(of: head)
+            let length = RawSocketIO.contentLength(of: head)
             if target.hasPrefix("/first") {
-                send(client, "HTTP/1.1 307 Temporary Redirect\r\nLocation: /second\r\nContent-Length: 0\r\n\r\n")
+                RawSocketIO.send(client, "HTTP/1.1 307 Temporary Redirect\r\nLocation: /second\r\nContent-Length: 0\r\n\r\n")
                 // Never read again: the connection stays open and full until the client gives up
                 // (or the server stops).
                 return connections.holdUntilStopped()
             }
-            while buffer.count < length {
-                let count = read(client, &chunk, chunk.count)
-                if count <= 0 { return }
-                buffer += chunk[0..<count]
-            }
+            guard RawSocketIO.read(client, into: &buffer, count: length) else { return }
             buffer.removeFirst(length)
             state.withLock { $0.secondBodies.append(length) }
             let text = String(length)
-            send(client, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(text.utf8.count)\r\n\r\n\(text)")
+            RawSocketIO.send(client, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: \(text.utf8.count)\r\n\r\n\(text)")
         }
-    }
-
-    private func send(_ client: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { write(client, $0.baseAddress! + sent, $0.count - sent) }
-            if count <= 0 { return }
-            sent += count
-        }
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for index in 0...(haystack.count - needle.count) where haystack[index..<index + needle.count].elementsEqual(needle) {
-            return index
-        }
-        return nil
     }
 }

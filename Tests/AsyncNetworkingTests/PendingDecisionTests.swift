@@ -71,11 +71,7 @@ final class HookGate: Sendable {
             switch way {
             case .handle:
                 let handle = try await manager.dataTask(with: request)
-                await gate.waitUntilEntered()
-                handle.cancel()
-                try? await Task.sleep(for: .milliseconds(50))
-                gate.release()
-                return await expectNetworkingError { try await collectEvents(handle) }
+                return await Self.cancel(handle, whileHeldBy: gate)
             case .awaitingTask:
                 let task = Task { try await manager.data(for: request) }
                 await gate.waitUntilEntered()
@@ -120,48 +116,46 @@ final class HookGate: Sendable {
 
     /// Item 1, for the challenge hook: a 401 whose challenge hook is still deciding.
     @Test func cancellingWhileTheChallengeHookDecidesEndsCancelled() async throws {
-        let server = try LoopbackServer()
-        defer { server.stop() }
-        let manager = SessionManager()
         let gate = HookGate()
-        await manager.setHooks(SessionHooks(challenge: { _ in
+        try await Self.expectCancelledWhileHeld(by: gate, at: "/basic-auth/u/p", hooks: SessionHooks(challenge: { _ in
             await gate.enter()
             return .useCredential(URLCredential(user: "u", password: "p", persistence: .none))
         }))
+    }
+
+    /// Item 1, for the response hook.
+    @Test func cancellingWhileTheResponseHookDecidesEndsCancelled() async throws {
+        let gate = HookGate()
+        try await Self.expectCancelledWhileHeld(by: gate, at: "/bytes/100000", hooks: SessionHooks(response: { _, _ in
+            await gate.enter()
+            return .allow
+        }))
+    }
+
+    /// Starts a data task for `path` with `hooks` (one of them held by `gate`), cancels it while the
+    /// hook decides and expects it to end `.cancelled` with nothing left active.
+    private static func expectCancelledWhileHeld(by gate: HookGate, at path: String, hooks: SessionHooks) async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let manager = SessionManager()
+        await manager.setHooks(hooks)
         let error = try await withDeadline(60) { () -> NetworkingError? in
-            let handle = try await manager.dataTask(with: URLRequest(url: server.url("/basic-auth/u/p")))
-            await gate.waitUntilEntered()
-            handle.cancel()
-            try? await Task.sleep(for: .milliseconds(50))
-            gate.release()
-            return await expectNetworkingError { try await collectEvents(handle) }
+            let handle = try await manager.dataTask(with: URLRequest(url: server.url(path)))
+            return await cancel(handle, whileHeldBy: gate)
         }
         #expect(error?.kind == .cancelled)
         #expect(await manager.activeTransferCount == 0)
         await manager.invalidateAndCancel()
     }
 
-    /// Item 1, for the response hook.
-    @Test func cancellingWhileTheResponseHookDecidesEndsCancelled() async throws {
-        let server = try LoopbackServer()
-        defer { server.stop() }
-        let manager = SessionManager()
-        let gate = HookGate()
-        await manager.setHooks(SessionHooks(response: { _, _ in
-            await gate.enter()
-            return .allow
-        }))
-        let error = try await withDeadline(60) { () -> NetworkingError? in
-            let handle = try await manager.dataTask(with: URLRequest(url: server.url("/bytes/100000")))
-            await gate.waitUntilEntered()
-            handle.cancel()
-            try? await Task.sleep(for: .milliseconds(50))
-            gate.release()
-            return await expectNetworkingError { try await collectEvents(handle) }
-        }
-        #expect(error?.kind == .cancelled)
-        #expect(await manager.activeTransferCount == 0)
-        await manager.invalidateAndCancel()
+    /// Waits until the hook held by `gate` runs, cancels `handle`, then lets the hook answer; the
+    /// error the transfer ended with.
+    private static func cancel(_ handle: TransferHandle, whileHeldBy gate: HookGate) async -> NetworkingError? {
+        await gate.waitUntilEntered()
+        handle.cancel()
+        try? await Task.sleep(for: .milliseconds(50))
+        gate.release()
+        return await expectNetworkingError { try await collectEvents(handle) }
     }
 
     /// Item 2: `invalidate()` and then an upload's 307 used to create a task on the invalidated

@@ -185,17 +185,6 @@ import LoopbackServer
         _ transport: SessionManager.Transport, configure: @Sendable (URLSessionConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (LoopbackServer, SessionManager) async throws -> Void
     ) async throws {
-        let server = try LoopbackServer()
-        defer { server.stop() }
-        let configuration = SessionManager.defaultConfiguration()
-        configure(configuration)
-        let manager = SessionManager(configuration: configuration, transport: transport)
-        do {
-            try await withDeadline { try await body(server, manager) }
-            await manager.invalidateAndCancel()
-        } catch {
-            await manager.invalidateAndCancel()
-            throw error
-        }
+        try await withServerAndManager(transport: transport, configure: configure, body)
     }
 }

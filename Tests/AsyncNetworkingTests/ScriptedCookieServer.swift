@@ -54,15 +54,9 @@ final class ScriptedCookieServer: Sendable {
 
     private func serve(_ client: Int32) {
         var buffer = [UInt8]()
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while !buffer.contains(subsequence: [13, 10, 13, 10]) {
-            let count = read(client, &chunk, chunk.count)
-            if count <= 0 { return }
-            buffer += chunk[0..<count]
-        }
-        let head = String(decoding: buffer, as: UTF8.self)
+        guard let head = RawSocketIO.readHead(client, into: &buffer) else { return }
         let lines = head.components(separatedBy: "\r\n")
-        let target = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+        let target = RawSocketIO.target(of: head)
         let cookie = lines.dropFirst().first { $0.lowercased().hasPrefix("cookie:") }
             .map { String($0.dropFirst("cookie:".count)).trimmingCharacters(in: .whitespaces) }
         let path = target.split(separator: "?").first.map(String.init) ?? target
@@ -74,19 +68,6 @@ final class ScriptedCookieServer: Sendable {
         var text = "HTTP/1.1 \(answer.status)\r\n"
         for line in answer.headers { text += line + "\r\n" }
         text += "Content-Type: text/plain\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        var bytes = Array(text.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { write(client, $0.baseAddress! + sent, $0.count - sent) }
-            if count <= 0 { return }
-            sent += count
-        }
-    }
-}
-
-private extension Array where Element == UInt8 {
-    func contains(subsequence needle: [UInt8]) -> Bool {
-        guard count >= needle.count else { return false }
-        return (0...(count - needle.count)).contains { self[$0..<$0 + needle.count].elementsEqual(needle) }
+        RawSocketIO.send(client, text)
     }
 }

@@ -9,36 +9,19 @@ import Testing
 /// server saw. `GET /redirect?to=URL` answers 302 to `URL`; anything else answers 200 with
 /// `ok METHOD PATH connection N`. With a client CA it requires a client certificate (mutual TLS).
 final class TLSTestServer: Sendable {
-    let port: Int
-    private let child: Subprocess.Child
-    private let logURL: URL
+    private let peer: LoggingPythonPeer
 
     /// Starts the server and waits (up to ``hangDeadline``) until it listens.
     init(certificateChain: URL, key: URL, clientCA: URL? = nil, in directory: URL) throws {
-        let script = directory.appendingPathComponent("tls_server.py")
-        if !FileManager.default.fileExists(atPath: script.path) {
-            try Data(Self.script.utf8).write(to: script)
-        }
-        logURL = directory.appendingPathComponent("server-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        let child = try Subprocess.start(
-            "/usr/bin/env", ["python3", script.path, certificateChain.path, key.path, clientCA?.path ?? "-", logURL.path]
+        peer = try LoggingPythonPeer(
+            script: Self.script, scriptName: "tls_server.py", in: directory,
+            arguments: [certificateChain.path, key.path, clientCA?.path ?? "-"],
+            failure: "the TLS test server did not start"
         )
-        self.child = child
-        let deadline = Date().addingTimeInterval(hangDeadline)
-        var port: Int?
-        while port == nil, Date() < deadline, child.isRunning {
-            port = (try? String(contentsOf: logURL, encoding: .utf8))?
-                .split(separator: "\n").first { $0.hasPrefix("PORT ") }
-                .flatMap { Int($0.dropFirst(5)) }
-            if port == nil { usleep(20_000) }
-        }
-        guard let port else {
-            child.terminate()
-            throw TLSTestError("the TLS test server did not start")
-        }
-        self.port = port
     }
+
+    /// The port it listens on.
+    var port: Int { peer.port }
 
     /// `https://127.0.0.1:PORT` + `path` (or `https://HOST:PORT` + `path`).
     func url(_ path: String = "/", host: String = "127.0.0.1") -> URL {
@@ -47,41 +30,17 @@ final class TLSTestServer: Sendable {
 
     /// The log lines so far: `HANDSHAKE-OK peer=CN`, `HANDSHAKE-FAILED reason`,
     /// `REQUEST METHOD PATH body=N connection=N`.
-    var log: [String] {
-        ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
+    var log: [String] { peer.log }
 
     /// The `REQUEST` lines so far.
     var requests: [String] { log.filter { $0.hasPrefix("REQUEST ") } }
 
-    /// Kills the server (SIGKILL: the test process may block SIGTERM in the thread that spawned
-    /// it, and a child inherits that mask) and reaps it.
-    func stop() {
-        stopped.withLock { done in
-            guard !done else { return }
-            done = true
-            child.terminate(SIGKILL)
-        }
-    }
-    private let stopped = SanitizedMutex(false)
+    /// Kills the server and reaps it.
+    func stop() { peer.stop() }
 
-    deinit { stop() }
-
-    static let script = #"""
-    import os, signal, socket, ssl, sys, threading, time
-    cert, key, client_ca, log_path = sys.argv[1:5]
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    parent = os.getppid()
-    def watch_parent():  # never outlive the test process
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(0)
-    threading.Thread(target=watch_parent, daemon=True).start()
-    lock = threading.Lock()
-    def log(line):
-        with lock, open(log_path, "a") as f:
-            f.write(line + "\n")
+    static let script = LoggingPythonPeer.preamble + #"""
+    import ssl
+    cert, key, client_ca = sys.argv[1:4]
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     if client_ca != "-":
@@ -109,19 +68,8 @@ final class TLSTestServer: Sendable {
         data, buf[0] = buf[0][:n], buf[0][n:]
         return data
     def serve(raw, number):
-        conn = ctx.wrap_socket(raw, server_side=True, do_handshake_on_connect=False)
-        try:
-            conn.do_handshake()
-        except Exception as e:
-            log("HANDSHAKE-FAILED " + str(e).replace("\n", " "))
-            # The alert is sent; keep reading open a while so a client that already wrote its
-            # request (TLS 1.3 client certificates) reads the alert rather than a reset.
-            try:
-                conn.shutdown(socket.SHUT_WR)
-                time.sleep(2)
-            except Exception:
-                pass
-            conn.close()
+        conn = accept_tls(ctx, raw)
+        if conn is None:
             return
         peer = conn.getpeercert()
         cn = "-"

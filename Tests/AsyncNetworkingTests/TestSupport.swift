@@ -43,11 +43,12 @@ func withDeadline<T: Sendable>(
     }
 }
 
-/// Starts a loopback server and a manager, runs `body`, then invalidates the manager and stops the
-/// server whatever happens, within a deadline.
+/// Starts a loopback server and a manager (on `transport`, default the platform's), runs `body`, then
+/// invalidates the manager and stops the server whatever happens, within a deadline.
 func withServerAndManager<T: Sendable>(
     deadline: Double = 2 * hangDeadline,
     maxConcurrentTransfers: Int? = nil,
+    transport: SessionManager.Transport = .platformDefault,
     configure: @Sendable (URLSessionConfiguration) -> Void = { _ in },
     _ body: @escaping @Sendable (LoopbackServer, SessionManager) async throws -> T
 ) async throws -> T {
@@ -55,7 +56,7 @@ func withServerAndManager<T: Sendable>(
     defer { server.stop() }
     let configuration = SessionManager.defaultConfiguration()
     configure(configuration)
-    let manager = SessionManager(configuration: configuration, maxConcurrentTransfers: maxConcurrentTransfers)
+    let manager = SessionManager(configuration: configuration, maxConcurrentTransfers: maxConcurrentTransfers, transport: transport)
     do {
         let result = try await withDeadline(deadline) { try await body(server, manager) }
         await manager.invalidateAndCancel()

@@ -105,39 +105,14 @@ struct CacheControl: Sendable, Hashable {
     /// Splits a field value into lower-cased directive names and their values (quotes removed),
     /// honouring commas inside quoted strings.
     static func directives(_ field: String) -> [(String, String?)] {
-        var result: [(String, String?)] = []
-        var current = ""
-        var quoted = false
-        var escaped = false
-        func finish() {
-            let item = current.trimmingCharacters(in: .whitespaces)
-            current = ""
-            guard !item.isEmpty else { return }
-            if let equals = item.firstIndex(of: "=") {
-                let name = item[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-                var value = item[item.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
-                    value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\", with: "")
-                }
-                result.append((name, value))
-            } else {
-                result.append((item.lowercased(), nil))
+        HeaderField.split(field, at: ",").map { item -> (String, String?) in
+            guard let equals = item.firstIndex(of: "=") else { return (item.lowercased(), nil) }
+            let name = item[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            var value = item[item.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\", with: "")
             }
+            return (name, value)
         }
-        for character in field {
-            if escaped {
-                escaped = false
-            } else if quoted && character == "\\" {
-                escaped = true
-            } else if character == "\"" {
-                quoted.toggle()
-            } else if character == "," && !quoted {
-                finish()
-                continue
-            }
-            current.append(character)
-        }
-        finish()
-        return result
     }
 }

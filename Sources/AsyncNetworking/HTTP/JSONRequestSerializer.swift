@@ -38,17 +38,10 @@ public struct JSONRequestSerializer: RequestSerializer {
     /// Writes `parameters` as the JSON body (setting `Content-Type: application/json` unless the
     /// request has a content type), or into the query for ``methodsEncodingParametersInURL``.
     public func serialize(_ request: URLRequest, with parameters: Parameters?) throws(NetworkingError) -> URLRequest {
-        guard let parameters else { return request }
-        let query = URLEncodedRequestSerializer(methodsEncodingParametersInURL: methodsEncodingParametersInURL)
-        if query.encodesInURL(request) {
-            return try query.serialize(request, with: parameters)
-        }
-        var request = request
-        request.httpBody = try encodeBody(parameters, request: request)
-        if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        return request
+        try URLEncodedRequestSerializer.serializeBody(
+            request, with: parameters, methodsEncodingParametersInURL: methodsEncodingParametersInURL,
+            contentType: "application/json"
+        ) { parameters throws(NetworkingError) in try encodeBody(parameters, request: request) }
     }
 
     private func encodeBody(_ parameters: Parameters, request: URLRequest) throws(NetworkingError) -> Data {

@@ -28,21 +28,12 @@ public struct PropertyListRequestSerializer: RequestSerializer, Hashable {
     /// Writes `parameters` as the property-list body (setting `Content-Type: application/x-plist`
     /// unless the request has a content type), or into the query for ``methodsEncodingParametersInURL``.
     public func serialize(_ request: URLRequest, with parameters: Parameters?) throws(NetworkingError) -> URLRequest {
-        guard let parameters else { return request }
-        let query = URLEncodedRequestSerializer(methodsEncodingParametersInURL: methodsEncodingParametersInURL)
-        if query.encodesInURL(request) {
-            return try query.serialize(request, with: parameters)
+        try URLEncodedRequestSerializer.serializeBody(
+            request, with: parameters, methodsEncodingParametersInURL: methodsEncodingParametersInURL,
+            contentType: "application/x-plist"
+        ) { parameters throws(NetworkingError) in
+            do throws(NetworkingError) { return try encodeBody(parameters) } catch { throw error.adding(request: request) }
         }
-        var request = request
-        do {
-            request.httpBody = try encodeBody(parameters)
-        } catch {
-            throw error.adding(request: request)
-        }
-        if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue("application/x-plist", forHTTPHeaderField: "Content-Type")
-        }
-        return request
     }
 
     private func encodeBody(_ parameters: Parameters) throws(NetworkingError) -> Data {

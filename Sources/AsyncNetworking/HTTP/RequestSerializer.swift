@@ -70,6 +70,26 @@ public struct URLEncodedRequestSerializer: RequestSerializer, Hashable {
         methodsEncodingParametersInURL.contains(HTTPMethod(request.httpMethod ?? "GET"))
     }
 
+    /// What the body serializers (JSON, property list) share: `parameters` go into the query for
+    /// `methodsEncodingParametersInURL`, else `encodeBody` makes the body, sent with `contentType`
+    /// unless the request has a content type. No parameters leave the request as it is.
+    static func serializeBody(
+        _ request: URLRequest, with parameters: Parameters?, methodsEncodingParametersInURL: Set<HTTPMethod>,
+        contentType: String, encodeBody: (Parameters) throws(NetworkingError) -> Data
+    ) throws(NetworkingError) -> URLRequest {
+        guard let parameters else { return request }
+        let query = URLEncodedRequestSerializer(methodsEncodingParametersInURL: methodsEncodingParametersInURL)
+        if query.encodesInURL(request) {
+            return try query.serialize(request, with: parameters)
+        }
+        var request = request
+        request.httpBody = try encodeBody(parameters)
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+
     /// Puts an already-encoded query string in the URL or in a form body.
     static func encode(_ query: String, into request: URLRequest, inURL: Bool) throws(NetworkingError) -> URLRequest {
         var request = request
