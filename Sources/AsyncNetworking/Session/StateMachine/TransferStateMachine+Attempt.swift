@@ -11,14 +11,11 @@ extension TransferStateMachine {
         guard facts.status >= 200 else { return [] } // 100 Continue, 103 Early Hints
         switch phase {
         case .running(var attempt) where attempt.id == id:
-            var prefix: [Action] = []
-            if attempt.hasHead {
-                // A second response in one attempt replaces the first.
-                attempt.hasHead = false
-                attempt.bytesReceived = 0
-                prefix = [.resetReceived]
-            }
-            return prefix + process(head, facts, of: attempt)
+            guard attempt.hasHead else { return process(head, facts, of: attempt) }
+            // A second response in one attempt replaces the first.
+            attempt.hasHead = false
+            attempt.bytesReceived = 0
+            return [.resetReceived] + process(head, facts, of: attempt)
         case .deciding(let attempt, _, _) where attempt.id == id:
             hold(.head(head, facts))
             return []

@@ -103,7 +103,11 @@ extension TransferStateMachine {
         var attempt = attempt
         attempt.hasHead = true
         attempt.bytesReceived = 0
-        return first + [.deliverHead(head)] + handBack(held, of: &attempt)
+        // One array for the list (this runs once per response).
+        var actions = first
+        actions.append(.deliverHead(head))
+        actions += handBack(held, of: &attempt)
+        return actions
     }
 
     /// Ends a challenge without a retry: the held head (if any) is final; the rest is handed back.

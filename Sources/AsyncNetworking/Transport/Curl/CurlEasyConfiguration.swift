@@ -91,32 +91,63 @@ enum CurlEasyConfiguration {
         if let list = transfer.headerList { try set(easy, ANCURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(list)) }
     }
 
-    /// The `curl_slist` of header lines: `Name: value`, or `Name;` for an empty value; plus
-    /// `Expect:` (which removes curl's `Expect: 100-continue`) unless the request sets `Expect`.
+    /// The header lines curl sends: `Name: value`, or `Name;` for an empty value; plus `Expect:`
+    /// (which removes curl's `Expect: 100-continue`) unless the request sets `Expect`.
     /// With a body, a `Content-Length` field is left out: curl sends the body's own.
     static func headerLines(for request: CurlRequest, hasBody: Bool) -> [String] {
         var lines: [String] = []
-        var setsExpect = false
-        for (name, value) in request.headers {
-            let lowered = name.lowercased()
-            if lowered == "expect" { setsExpect = true }
-            if hasBody, lowered == "content-length" { continue }
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
-        }
-        if !setsExpect { lines.append("Expect:") }
-        if request.options.decodesContent, !request.headers.contains(where: { $0.name.lowercased() == "accept-encoding" }),
-           let codings = ContentCoding.acceptEncoding {
-            lines.append("Accept-Encoding: \(codings)")
+        forEachHeaderLine(of: request, hasBody: hasBody) { name, value in
+            switch value {
+            case nil: lines.append("\(name):")
+            case let value? where value.isEmpty: lines.append("\(name);")
+            case let value?: lines.append("\(name): \(value)")
+            }
         }
         return lines
     }
 
+    /// The `curl_slist` of ``headerLines(for:hasBody:)``, each line written straight into a scratch
+    /// C string (curl copies it), with no intermediate Swift string per line.
     private static func headerList(for request: CurlRequest, hasBody: Bool) -> OpaquePointer? {
         var list: OpaquePointer?
-        for line in headerLines(for: request, hasBody: hasBody) {
-            list = ancurl_slist_append(list, line)
+        forEachHeaderLine(of: request, hasBody: hasBody) { name, value in
+            let valueLength = value.map { $0.isEmpty ? 0 : 1 + $0.utf8.count } ?? 0
+            let length = name.utf8.count + 1 + valueLength // name, `:` or `;`, [space, value]
+            // reason: a scratch C string (on the stack when small) instead of a Swift String per line;
+            // every byte up to the NUL is initialized before curl reads it.
+            withUnsafeTemporaryAllocation(of: CChar.self, capacity: length + 1) { line in
+                line.withMemoryRebound(to: UInt8.self) { bytes in
+                    var end = bytes.initialize(fromContentsOf: name.utf8)
+                    bytes[end] = value.map { $0.isEmpty ? UInt8(ascii: ";") : UInt8(ascii: ":") } ?? UInt8(ascii: ":")
+                    end += 1
+                    if let value, !value.isEmpty {
+                        bytes[end] = UInt8(ascii: " ")
+                        end += 1
+                        end += UnsafeMutableBufferPointer(rebasing: bytes[end...]).initialize(fromContentsOf: value.utf8)
+                    }
+                    bytes[end] = 0
+                }
+                list = ancurl_slist_append(list, UnsafePointer(line.baseAddress!))
+            }
         }
         return list
+    }
+
+    /// Calls `line` with each header line's name and value, in the order sent: `nil` stands for
+    /// `Name:` (removes curl's own field), an empty value for `Name;` (an empty field).
+    private static func forEachHeaderLine(of request: CurlRequest, hasBody: Bool, _ line: (_ name: String, _ value: String?) -> Void) {
+        var setsExpect = false
+        var setsAcceptEncoding = false
+        for (name, value) in request.headers {
+            if ResponseHead.sameName(name, "Expect") { setsExpect = true }
+            if ResponseHead.sameName(name, "Accept-Encoding") { setsAcceptEncoding = true }
+            if hasBody, ResponseHead.sameName(name, "Content-Length") { continue }
+            line(name, value)
+        }
+        if !setsExpect { line("Expect", nil) }
+        if request.options.decodesContent, !setsAcceptEncoding, let codings = ContentCoding.acceptEncoding {
+            line("Accept-Encoding", codings)
+        }
     }
 
     private static func open(_ url: URL, for transfer: CurlTransfer) throws(CurlConfigurationError) {

@@ -37,6 +37,9 @@ struct CurlHeadParser: Sendable {
 
     private var state = State.awaitingStatus
 
+    /// How many fields a head is given room for up front (a typical server sends 5–12).
+    private static let typicalFieldCount = 12
+
     /// Trailer fields received after the last completed final head, in order (duplicates kept).
     private(set) var trailers: [(name: String, value: String)] = []
 
@@ -87,7 +90,9 @@ struct CurlHeadParser: Sendable {
         let line = UnsafeBufferPointer(rebasing: raw[0..<end])
 
         if Self.startsLikeStatusLine(line) {
-            guard let head = Self.parseStatusLine(line) else { return fail("a malformed status line") }
+            guard var head = Self.parseStatusLine(line) else { return fail("a malformed status line") }
+            // Room for a typical head's fields, so appending them does not grow the array 4 times.
+            head.fields.reserveCapacity(Self.typicalFieldCount)
             state = .collecting(head)
             trailers = []
             return nil
