@@ -311,3 +311,5 @@ size_t ancurl_drain_take(int port, void *buffer, size_t capacity);
 #include "ANContentDecoder.h"
 /* ---- WebSocket (issue 24): permessage-deflate over zlib and raw I/O on CONNECT_ONLY ---- */
 #include "ANWebSocket.h"
+/* HTTP/2 multiplexing options (issue 23): CURLMOPT_PIPELINING, _MAX_CONCURRENT_STREAMS, CURLOPT_PIPEWAIT */
+#include "ANHTTP2.h"

@@ -35,6 +35,8 @@ enum CurlEasyConfiguration {
         case .http1_1: try set(easy, ANCURLOPT_HTTP_VERSION, Int(ANCURL_HTTP_VERSION_1_1))
         case .http2PriorKnowledge: try set(easy, ANCURLOPT_HTTP_VERSION, Int(ANCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
         }
+        // Reset handles come back from the pool with PIPEWAIT off: set it either way.
+        try set(easy, ANCURLOPT_PIPEWAIT, options.waitsForMultiplexing ? 1 : 0)
         // Content codings are decoded by CurlBodyDecoding, never by libcurl (whose decoders are
         // unbounded); the Accept-Encoding field is one of the request's header lines.
         try CurlProxyOptions.apply(options, to: easy)

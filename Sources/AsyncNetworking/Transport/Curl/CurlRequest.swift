@@ -122,6 +122,9 @@ struct CurlTransferOptions: Sendable, Hashable {
     var totalTimeout: Duration?
     /// Default ``CurlHTTPVersion/automatic``.
     var httpVersion = CurlHTTPVersion.automatic
+    /// `CURLOPT_PIPEWAIT`: wait for a connection to the origin that is still being made, to
+    /// multiplex on it if it becomes HTTP/2, rather than open another. Default `false`.
+    var waitsForMultiplexing = false
     /// Answered by curl itself when set. Default `nil` (a 401 is delivered as is).
     /// Never set by ``SessionManager``: the Session layer answers challenges and adds an answered
     /// credential itself, scoped to its origin (``ScopedCredential``); curl follows no redirect,
