@@ -101,7 +101,9 @@ struct HTTP2MultiplexingTests {
         }
     }
 
-    @Test func aStreamLimitOfThreeSpreadsEightRequestsOverThreeConnections() async throws {
+    @Test func aStreamLimitOfThreeIsNeverExceededOnAConnection() async throws {
+        // libcurl 7.88 fills the first connection to the limit; the rest open connections of
+        // their own (measured: 3,1,1,1,1,1 for eight requests).
         let file = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 1) })
         try await withNginx(files: ["f.bin": file], http2: HTTP2Options(maximumConcurrentStreams: 3)) { server, manager in
             let activity = await manager.transferActivity()
@@ -110,8 +112,8 @@ struct HTTP2MultiplexingTests {
             #expect(connections.allSatisfy { $0?.httpVersion == "HTTP/2" })
             var perConnection: [String: Int] = [:]
             for connection in connections { perConnection[connection?.connectionIdentifier ?? "none", default: 0] += 1 }
-            #expect(perConnection.count == 3, "\(perConnection)")
-            #expect(perConnection.values.allSatisfy { $0 <= 3 }, "\(perConnection)")
+            #expect(perConnection.count >= 3, "\(perConnection)")
+            #expect(perConnection.values.max() == 3, "\(perConnection)")
         }
     }
 
@@ -135,21 +137,41 @@ struct HTTP2MultiplexingTests {
         }
     }
 
-    @Test func withPausableTransfersOnHTTP2AHeldStreamDoesNotHoldBackItsConnection() async throws {
+    @Test func withPausableTransfersOnHTTP2AHeldStreamSharesItsConnectionAndHoldsBackNothing() async throws {
         // Both streams on one HTTP/2 connection: the read one completes while the other is held
-        // (its 64 MiB exceed libcurl's 32 MiB stream window, so it cannot have completed), then
-        // the held one completes intact.
+        // (its consumer's buffer takes its body: 256 KiB in memory, the rest spilled), then the
+        // held one is read intact.
         let big = Self.pattern(mebibytes: 64)
         try await withNginx(files: ["big.bin": big], http2: HTTP2Options(pausableTransfers: .http2)) { server, manager in
-            let held = try await manager.dataTask(with: URLRequest(url: server.url("big.bin")))
-            let read = try await manager.dataTask(with: URLRequest(url: server.url("big.bin")))
+            var options = TransferOptions()
+            options.buffer = BufferPolicy(highWaterMark: 256 << 10, lowWaterMark: 64 << 10)
+            let held = try await manager.dataTask(with: URLRequest(url: server.url("big.bin")), options: options)
+            let read = try await manager.dataTask(with: URLRequest(url: server.url("big.bin")), options: options)
             let result = try await Self.drain(read)
             #expect(result.count == big.count && result.sum == Self.checksum(big))
             #expect(result.connection?.httpVersion == "HTTP/2")
-            #expect(await manager.snapshot(of: held.id)?.status == .running)
             let heldResult = try await Self.drain(held)
             #expect(heldResult.count == big.count && heldResult.sum == Self.checksum(big))
             #expect(heldResult.connection?.connectionIdentifier == result.connection?.connectionIdentifier)
+        }
+    }
+
+    @Test func withPausableTransfersOnHTTP2HeldStreamsAtTheConnectionLimitLetOthersThrough() async throws {
+        // Two connections per host and two held event streams: on HTTP/1.1 (the default) they
+        // occupy both connections and a third request waits for one (measured: still waiting
+        // after 15 s); as HTTP/2 streams they leave room on their connection.
+        let big = Data(repeating: 0x33, count: 32 << 20)
+        let small = Data("hello".utf8)
+        try await withNginx(
+            files: ["big.bin": big, "small.bin": small], connectionsPerHost: 2, http2: HTTP2Options(pausableTransfers: .http2)
+        ) { server, manager in
+            let held = [
+                try await manager.dataTask(with: URLRequest(url: server.url("big.bin"))),
+                try await manager.dataTask(with: URLRequest(url: server.url("big.bin"))),
+            ]
+            let body = try await manager.data(from: server.url("small.bin")).0
+            #expect(body == small)
+            for handle in held { handle.cancel() }
         }
     }
 
@@ -173,10 +195,10 @@ struct HTTP2MultiplexingTests {
     // (4) 100 parallel transfers, some held: memory stays bounded.
 
     @Test func aHundredParallelTransfersWithFiftyHeldStayWithinAMemoryBound() async throws {
-        // 50 event streams of 16 MiB held unread (HTTP/1.1, window 192 KiB each) while 50 collected
-        // GETs multiplex on one HTTP/2 connection and complete. Were the held ones HTTP/2 streams,
-        // libcurl would keep up to 16 MiB of each (800 MiB); the bound asserted is 400 MiB of RSS
-        // growth, generous for parallel tests sharing the process.
+        // The default: 50 event streams of 16 MiB held unread (HTTP/1.1, window 192 KiB each)
+        // while 50 collected GETs complete. Were the held ones paused HTTP/2 streams, libcurl 7.88
+        // would keep up to 16 MiB of each (800 MiB); the bound asserted is 400 MiB of RSS growth,
+        // generous for parallel tests sharing the process.
         let big = Data(repeating: 0x5A, count: 16 << 20)
         let small = Data((0..<(32 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 3) })
         try await withNginx(files: ["big.bin": big, "small.bin": small], connectionsPerHost: 128) { server, manager in
@@ -185,19 +207,51 @@ struct HTTP2MultiplexingTests {
             let before = SoakTests.residentBytes()
             var held: [TransferHandle] = []
             for _ in 0..<50 { held.append(try await manager.dataTask(with: URLRequest(url: server.url("big.bin")), options: options)) }
-            let activity = await manager.transferActivity()
             try await Self.parallelGETs(manager, server.url("small.bin"), count: 50, expected: small)
-            var collected = await Self.connections(activity, count: 50)
-            collected.removeAll { $0?.httpVersion != "HTTP/2" } // a held stream that failed would be HTTP/1.1
-            #expect(collected.count == 50)
-            #expect(Set(collected.map { $0?.connectionIdentifier }).count == 1)
             try await Task.sleep(for: .seconds(2)) // the held ones fill their windows
             let growth = SoakTests.residentBytes() - before
             #expect(growth < 400 << 20, "RSS grew \(growth >> 20) MiB")
             for handle in held { #expect(await manager.snapshot(of: handle.id)?.status == .running) }
             let one = try await Self.drain(held[0])
             #expect(one.count == big.count)
+            #expect(one.connection?.httpVersion == "HTTP/1.1")
             for handle in held { handle.cancel() }
+        }
+    }
+
+    @Test func aHundredParallelStreamsOnOneConnectionWithFiftyHeldStayWithinAMemoryBound() async throws {
+        // Pausable transfers on HTTP/2: 50 held event streams of 8 MiB and 50 collected GETs, all
+        // 100 multiplexed on one connection. A held stream is not paused (libcurl 7.88 would keep
+        // up to 32 MiB of it): its buffer keeps 256 KiB in memory and spills the rest, so RSS
+        // grows far less than the 400 MiB the held bodies total (bound asserted: 250 MiB).
+        let big = Data(repeating: 0xA5, count: 8 << 20)
+        let small = Data((0..<(32 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 3) })
+        try await withNginx(
+            files: ["big.bin": big, "small.bin": small], connectionsPerHost: 128, http2: HTTP2Options(pausableTransfers: .http2)
+        ) { server, manager in
+            var options = TransferOptions()
+            options.buffer = BufferPolicy(highWaterMark: 256 << 10, lowWaterMark: 64 << 10)
+            let activity = await manager.transferActivity()
+            let before = SoakTests.residentBytes()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var held: [TransferHandle] = []
+                for _ in 0..<50 { held.append(try await manager.dataTask(with: URLRequest(url: server.url("big.bin")), options: options)) }
+                for _ in 0..<50 {
+                    group.addTask {
+                        let body = try await manager.data(from: server.url("small.bin")).0
+                        #expect(body == small)
+                    }
+                }
+                try await group.waitForAll()
+                let connections = await Self.connections(activity, count: 100) // the held ones finish into their buffers
+                #expect(connections.allSatisfy { $0?.httpVersion == "HTTP/2" })
+                #expect(Set(connections.map { $0?.connectionIdentifier }).count == 1)
+                let growth = SoakTests.residentBytes() - before
+                #expect(growth < 250 << 20, "RSS grew \(growth >> 20) MiB")
+                let one = try await Self.drain(held[0])
+                #expect(one.count == big.count && one.sum == Self.checksum(big))
+                for handle in held { handle.cancel() }
+            }
         }
     }
 }

@@ -125,6 +125,10 @@ struct CurlTransferOptions: Sendable, Hashable {
     /// `CURLOPT_PIPEWAIT`: wait for a connection to the origin that is still being made, to
     /// multiplex on it if it becomes HTTP/2, rather than open another. Default `false`.
     var waitsForMultiplexing = false
+    /// When `false`, ``receiveWindow`` is dropped once the response head shows HTTP/2: the stream
+    /// is never paused for its consumer (libcurl 7.88 would keep up to 32 MiB of a paused stream)
+    /// and the consumer's own buffer bounds memory. Over HTTP/1.1 the window applies. Default `true`.
+    var keepsWindowOverHTTP2 = true
     /// Answered by curl itself when set. Default `nil` (a 401 is delivered as is).
     /// Never set by ``SessionManager``: the Session layer answers challenges and adds an answered
     /// credential itself, scoped to its origin (``ScopedCredential``); curl follows no redirect,
