@@ -43,9 +43,10 @@ struct H2Experiment {
         try await Task.sleep(for: .seconds(Double(Self.env["AN_H2_WAIT"] ?? "3")!))
         let afterHold = Self.rss()
         let start = ContinuousClock.now
+        let first = handles[0]
         let reader = Task {
             var n = 0; var version: String?; var conn: String?
-            for try await event in handles[0].events {
+            for try await event in first.events {
                 switch event {
                 case .data(let c): n += c.count
                 case .completed(let m): version = m.connection?.httpVersion; conn = m.connection?.connectionIdentifier
