@@ -16,4 +16,10 @@
    opening a new one. */
 #define ANCURLOPT_PIPEWAIT               237
 
+/* CURLOPT_SSLVERSION (LONG 32) with CURL_SSLVERSION_MAX_TLSv1_3 (7 << 16): TLS 1.3 is the most
+   OpenSSL 3 offers anyway, but the explicit maximum makes the connection's SSL configuration
+   differ (Curl_ssl_config_matches compares version_max), so no other transfer reuses it. */
+#define ANCURLOPT_SSLVERSION             32
+#define ANCURL_SSLVERSION_MAX_TLSv1_3    (7L << 16)
+
 #endif

@@ -37,6 +37,10 @@ enum CurlEasyConfiguration {
         }
         // Reset handles come back from the pool with PIPEWAIT off: set it either way.
         try set(easy, ANCURLOPT_PIPEWAIT, options.waitsForMultiplexing ? 1 : 0)
+        if options.keepsOffMultiplexedConnections {
+            // TLS 1.3 is OpenSSL 3's maximum anyway: only the connection's SSL configuration changes.
+            try set(easy, ANCURLOPT_SSLVERSION, Int(ANCURL_SSLVERSION_MAX_TLSv1_3))
+        }
         // Content codings are decoded by CurlBodyDecoding, never by libcurl (whose decoders are
         // unbounded); the Accept-Encoding field is one of the request's header lines.
         try CurlProxyOptions.apply(options, to: easy)

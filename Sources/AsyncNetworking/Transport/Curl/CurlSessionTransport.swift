@@ -72,6 +72,7 @@ final class CurlSessionTransport: Sendable {
         options.receiveWindow = window
         options.httpVersion = Self.httpVersion(forWindow: window, pausableTransfers: http2.pausableTransfers)
         options.keepsWindowOverHTTP2 = http2.pausableTransfers == .http1_1
+        options.keepsOffMultiplexedConnections = options.httpVersion == .http1_1 && url.scheme?.lowercased() == "https"
         // Only where ALPN can answer h2: over cleartext libcurl would make parallel requests
         // wait for the first response head before opening connections of their own.
         options.waitsForMultiplexing = http2.waitsForMultiplexing && options.httpVersion != .http1_1
