@@ -5,12 +5,14 @@ import FoundationNetworking
 import Testing
 @testable import AsyncNetworking
 
-/// Issue 20 item 20 — rule: a transfer that flow control may pause (its consumer can hold it back:
-/// an event stream, a body sequence, a download) never runs as an HTTP/2 stream on curl, because
-/// libcurl 7.88 keeps up to its fixed 32 MiB stream window of a paused stream in memory and stalls
-/// the connection's other streams meanwhile; it runs over HTTP/1.1, where the transfer's own window
-/// and TCP back-pressure bound it. A transfer that is never paused (a body collected in memory)
-/// keeps HTTP/2. Against a real nginx that offers `h2` over TLS (skipped without nginx).
+/// Issue 20 item 20 — rule (the default, ``HTTP2Options/PausableTransfers-swift.enum/http1_1``): a
+/// transfer that flow control may pause (its consumer can hold it back: an event stream, a body
+/// sequence, a download) does not run as an HTTP/2 stream on curl, because libcurl 7.88 lets up
+/// to its fixed 32 MiB stream window of a paused stream arrive and wait in memory (and shares the
+/// connection with it until then); it runs over HTTP/1.1, where the transfer's own window and TCP
+/// back-pressure bound it. A transfer that is never paused (a body collected in memory) keeps
+/// HTTP/2. Against a real nginx that offers `h2` over TLS (skipped without nginx). The
+/// ``HTTP2Options/PausableTransfers-swift.enum/http2`` alternative: `HTTP2MultiplexingTests`.
 @Suite(.enabled(if: NginxTestServer.isAvailable, "needs nginx, openssl and python3 (an HTTP/2 server over TLS)"))
 struct HTTP2HeldStreamTests {
     static let file = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
@@ -147,6 +149,37 @@ struct HTTP2HeldStreamTests {
         #expect(uploadHeld.options.httpVersion == .http1_1)
         let (collected, _) = try transport.makeRequest(request, upload: .none, fileLength: 0, window: nil)
         #expect(collected.options.httpVersion == .automatic)
+        #expect(held(transport, request).options.keepsWindowOverHTTP2)
+    }
+
+    @Test func withPausableTransfersOnHTTP2AnAttemptWithAWindowAsksForHTTP2AndDropsItsWindowThere() throws {
+        let transport = try CurlSessionTransport(
+            configuration: .ephemeral, http2: HTTP2Options(pausableTransfers: .http2), fallback: DispatchQueue(label: "test")
+        ) { _ in }
+        let request = URLRequest(url: URL(string: "https://127.0.0.1:9/f.bin")!)
+        let attempt = held(transport, request)
+        #expect(attempt.options.httpVersion == .automatic)
+        #expect(attempt.options.receiveWindow == 3 << 20) // still applies if ALPN answers HTTP/1.1
+        #expect(!attempt.options.keepsWindowOverHTTP2)
+        #expect(attempt.options.waitsForMultiplexing)
+        // Cleartext never waits to multiplex (libcurl would wait for the first response head).
+        let cleartext = held(transport, URLRequest(url: URL(string: "http://127.0.0.1:9/f.bin")!))
+        #expect(!cleartext.options.waitsForMultiplexing)
+    }
+
+    @Test func droppingTheWindowUnpausesAWindowPausedTransfer() {
+        var flow = CurlFlowControl(window: 16 << 10)
+        let filled = flow.admit(16 << 10)
+        let refused = !flow.admit(1)
+        #expect(filled && refused && flow.mask == 1)
+        let changed = flow.removeWindow()
+        #expect(changed && flow.mask == 0)
+        let admitted = flow.admit(1 << 20)
+        #expect(admitted)
+    }
+
+    private func held(_ transport: CurlSessionTransport, _ request: URLRequest) -> CurlRequest {
+        try! transport.makeRequest(request, upload: .none, fileLength: 0, window: 3 << 20).0
     }
 }
 #endif

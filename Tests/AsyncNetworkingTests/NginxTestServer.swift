@@ -5,7 +5,7 @@ import Glibc
 
 /// An nginx on 127.0.0.1 offering HTTP/2 over TLS (ALPN `h2`), started in the foreground with a
 /// config of its own in a temporary directory, presenting the ``TestPKI`` leaf `good` (trust
-/// `ca.pem`). Serves `files` from its root. Needs `nginx` on the `PATH` (see ``isAvailable``).
+/// `ca.pem`). Serves `files` from its root, and from `/slow/` at 128 KiB/s per request. Needs `nginx` on the `PATH` (see ``isAvailable``).
 final class NginxTestServer: Sendable {
     let port: Int
     let directory: URL
@@ -39,7 +39,7 @@ final class NginxTestServer: Sendable {
             master_process off;
             pid \(directory.path)/nginx.pid;
             error_log \(directory.path)/error.log;
-            events { worker_connections 1024; }
+            events { worker_connections 4096; }
             http {
               access_log off;
               types { application/octet-stream bin; }
@@ -53,6 +53,8 @@ final class NginxTestServer: Sendable {
                 ssl_certificate \(pki.file("good-chain.pem").path);
                 ssl_certificate_key \(pki.file("good.key").path);
                 root \(root.path);
+                # /slow/NAME: the same files at 128 KiB/s per request (parallel streams stay open).
+                location /slow/ { alias \(root.path)/; limit_rate 128k; }
               }
             }
             """

@@ -128,15 +128,19 @@ public actor SessionManager {
     ///     (``setSecurityPolicy(_:forHost:)``). Default ``SecurityPolicy/default``: the system's
     ///     roots, host names checked. Any other policy needs the curl transport; on URLSession its
     ///     transfers fail with ``NetworkingError/Kind/securityPolicyUnsupported``.
+    ///   - http2: how the curl transport uses HTTP/2: streams per connection, connection sharing,
+    ///     and the protocol of transfers a consumer can hold back. Default ``HTTP2Options/default``.
+    ///     URLSession ignores it.
     public init(
         configuration: URLSessionConfiguration = SessionManager.defaultConfiguration(),
         maxConcurrentTransfers: Int? = nil,
         transport: Transport = .platformDefault,
-        securityPolicy: SecurityPolicy = .default
+        securityPolicy: SecurityPolicy = .default,
+        http2: HTTP2Options = .default
     ) {
         self.init(
             configuration: configuration, maxConcurrentTransfers: maxConcurrentTransfers, transport: transport,
-            securityPolicy: securityPolicy, stubs: nil
+            securityPolicy: securityPolicy, stubs: nil, http2: http2
         )
     }
 
@@ -144,7 +148,7 @@ public actor SessionManager {
     /// ``StubTransport`` whatever `transport` says.
     init(
         configuration: URLSessionConfiguration, maxConcurrentTransfers: Int?, transport: Transport,
-        securityPolicy: SecurityPolicy, stubs: StubTransport?, cookieJar: CookieJar? = nil
+        securityPolicy: SecurityPolicy, stubs: StubTransport?, cookieJar: CookieJar? = nil, http2: HTTP2Options = .default
     ) {
         self.cookieJar = cookieJar
         let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
@@ -173,7 +177,7 @@ public actor SessionManager {
         case .curl, .curlOrURLSession:
             do throws(CurlLibraryError) {
                 // The handler runs on the loop thread, which is the actor's executor: no hop.
-                engine = .curl(try CurlSessionTransport(configuration: configuration, fallback: executor.queue) { [relay] events in
+                engine = .curl(try CurlSessionTransport(configuration: configuration, http2: http2, fallback: executor.queue) { [relay] events in
                     relay.manager?.assumeIsolated { $0.curlDidDeliver(events) }
                 })
             } catch {

@@ -313,3 +313,5 @@ size_t ancurl_drain_take(int port, void *buffer, size_t capacity);
 #include "ANWebSocket.h"
 /* Request trailers: CURLOPT_TRAILERFUNCTION (ANTrailers.h) */
 #include "ANTrailers.h"
+/* HTTP/2 multiplexing options (issue 23): CURLMOPT_PIPELINING, _MAX_CONCURRENT_STREAMS, CURLOPT_PIPEWAIT */
+#include "ANHTTP2.h"

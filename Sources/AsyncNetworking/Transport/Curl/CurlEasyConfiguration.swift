@@ -35,6 +35,12 @@ enum CurlEasyConfiguration {
         case .http1_1: try set(easy, ANCURLOPT_HTTP_VERSION, Int(ANCURL_HTTP_VERSION_1_1))
         case .http2PriorKnowledge: try set(easy, ANCURLOPT_HTTP_VERSION, Int(ANCURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
         }
+        // Reset handles come back from the pool with PIPEWAIT off: set it either way.
+        try set(easy, ANCURLOPT_PIPEWAIT, options.waitsForMultiplexing ? 1 : 0)
+        if options.keepsOffMultiplexedConnections {
+            // TLS 1.3 is OpenSSL 3's maximum anyway: only the connection's SSL configuration changes.
+            try set(easy, ANCURLOPT_SSLVERSION, Int(ANCURL_SSLVERSION_MAX_TLSv1_3))
+        }
         // Content codings are decoded by CurlBodyDecoding, never by libcurl (whose decoders are
         // unbounded); the Accept-Encoding field is one of the request's header lines.
         try CurlProxyOptions.apply(options, to: easy)

@@ -10,7 +10,7 @@
 /// the body producer had nothing yet (curl paused itself on `CURL_READFUNC_PAUSE`).
 struct CurlFlowControl: Sendable, Hashable {
     /// Bytes the transfer may deliver beyond what was consumed; `nil` for no limit.
-    let window: Int64?
+    private(set) var window: Int64?
     /// Body bytes accepted (since the last ``restart()``).
     private(set) var received: Int64 = 0
     /// Body bytes the consumer reported used (since the last ``restart()``).
@@ -38,6 +38,16 @@ struct CurlFlowControl: Sendable, Hashable {
     /// The `curl_easy_pause` bitmask: `CURLPAUSE_RECV` (1) and/or `CURLPAUSE_SEND` (4), or 0.
     var mask: Int32 {
         (isReceivingPaused ? 1 : 0) | (sendingPaused ? 4 : 0)
+    }
+
+    /// Drops the receive window (the transfer runs as an HTTP/2 stream whose consumer's buffer
+    /// bounds it instead; see ``CurlTransferOptions/keepsWindowOverHTTP2``). Returns whether
+    /// ``mask`` changed.
+    mutating func removeWindow() -> Bool {
+        let before = mask
+        window = nil
+        receivingPausedByWindow = false
+        return mask != before
     }
 
     /// The write callback offers `count` bytes: `true` accepts (and counts) them; `false` means

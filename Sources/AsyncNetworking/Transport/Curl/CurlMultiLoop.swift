@@ -20,6 +20,9 @@ final class CurlMultiLoop: Sendable {
         /// `CURLMOPT_MAX_HOST_CONNECTIONS`: open connections per host; more transfers wait inside
         /// curl for one. Default 6. 0 means no limit.
         var maxHostConnections = 6
+        /// `CURLMOPT_MAX_CONCURRENT_STREAMS`: streams per HTTP/2 connection (the server's
+        /// limit applies too); past it curl opens another connection. Default 100 (curl's).
+        var maxConcurrentStreams = 100
         /// `CURLMOPT_MAX_TOTAL_CONNECTIONS`. Default 0 (no limit).
         var maxTotalConnections = 0
         /// `CURLMOPT_MAXCONNECTS`: idle connections kept open for reuse. Default 64 (curl's own
@@ -60,6 +63,11 @@ final class CurlMultiLoop: Sendable {
         }
         _ = ancurl_multi_setopt_long(pointer, ANCURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxHostConnections)
         _ = ancurl_multi_setopt_long(pointer, ANCURLMOPT_MAXCONNECTS, max(1, configuration.maxCachedConnections))
+        // Multiplexing is libcurl's default since 7.62; set it so it never depends on the build.
+        _ = ancurl_multi_setopt_long(pointer, ANCURLMOPT_PIPELINING, Int(ANCURLPIPE_MULTIPLEX))
+        _ = ancurl_multi_setopt_long(
+            pointer, ANCURLMOPT_MAX_CONCURRENT_STREAMS, min(max(1, configuration.maxConcurrentStreams), Int(Int32.max))
+        )
         if configuration.maxTotalConnections > 0 {
             _ = ancurl_multi_setopt_long(pointer, ANCURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxTotalConnections)
         }

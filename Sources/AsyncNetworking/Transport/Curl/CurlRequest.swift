@@ -135,6 +135,21 @@ struct CurlTransferOptions: Sendable, Hashable {
     var totalTimeout: Duration?
     /// Default ``CurlHTTPVersion/automatic``.
     var httpVersion = CurlHTTPVersion.automatic
+    /// `CURLOPT_PIPEWAIT`: wait for a connection to the origin that is still being made, to
+    /// multiplex on it if it becomes HTTP/2, rather than open another. Default `false`.
+    var waitsForMultiplexing = false
+    /// When `false`, ``receiveWindow`` is dropped once the response head shows HTTP/2: the stream
+    /// is never paused for its consumer (libcurl 7.88 would keep up to 32 MiB of a paused stream)
+    /// and the consumer's own buffer bounds memory. Over HTTP/1.1 the window applies. Default `true`.
+    var keepsWindowOverHTTP2 = true
+    /// Gives the transfer's TLS connection an SSL configuration of its own (an explicit
+    /// `CURL_SSLVERSION_MAX_TLSv1_3`, which OpenSSL 3's maximum already is), so libcurl never
+    /// shares it with transfers that may multiplex. libcurl 7.88 (`ConnectionExists`) lets a
+    /// transfer that wants HTTP/2 take a busy HTTP/1.1 connection to the same origin once another
+    /// connection there negotiated h2 ("When not multiplexed, we have a match here!"): its request
+    /// is then sent in the middle of another transfer's response (seen as "Received HTTP/0.9").
+    /// Set for HTTP/1.1-only transfers over `https`. Default `false`.
+    var keepsOffMultiplexedConnections = false
     /// Answered by curl itself when set. Default `nil` (a 401 is delivered as is).
     /// Never set by ``SessionManager``: the Session layer answers challenges and adds an answered
     /// credential itself, scoped to its origin (``ScopedCredential``); curl follows no redirect,

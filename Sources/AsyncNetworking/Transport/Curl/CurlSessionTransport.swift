@@ -12,15 +12,19 @@ final class CurlSessionTransport: Sendable {
     let totalTimeout: Duration?
     /// The configuration's `timeoutIntervalForRequest`, used when a request keeps the default 60 s.
     let defaultIdleTimeout: TimeInterval
+    /// How HTTP/2 is used (streams per connection are the loop's; the rest is per attempt).
+    let http2: HTTP2Options
 
     /// Starts the loop thread. Events go to `deliver` on the loop thread — the manager's executor
     /// (`CurlLoopExecutor`); jobs go to `fallback` once the loop has exited.
     init(
-        configuration: URLSessionConfiguration, fallback: DispatchQueue,
+        configuration: URLSessionConfiguration, http2: HTTP2Options = .default, fallback: DispatchQueue,
         deliver: @escaping @Sendable ([CurlEvent]) -> Void
     ) throws(CurlLibraryError) {
         var loopConfiguration = CurlMultiLoop.Configuration()
         loopConfiguration.maxHostConnections = max(1, configuration.httpMaximumConnectionsPerHost)
+        loopConfiguration.maxConcurrentStreams = http2.maximumConcurrentStreams
+        self.http2 = http2
         loop = try CurlMultiLoop(configuration: loopConfiguration, fallback: fallback, handler: deliver)
         let resource = configuration.timeoutIntervalForResource
         // NaN, ≤ 0, infinite, huge and URLSession's 7 days all mean no total limit (never a trap).
@@ -66,21 +70,34 @@ final class CurlSessionTransport: Sendable {
         options.idleTimeout = SafeTime.timeout(seconds: interval) // huge or infinite: no idle timeout
         options.totalTimeout = totalTimeout
         options.receiveWindow = window
-        options.httpVersion = Self.httpVersion(forWindow: window)
+        options.httpVersion = Self.httpVersion(forWindow: window, pausableTransfers: http2.pausableTransfers)
+        options.keepsWindowOverHTTP2 = http2.pausableTransfers == .http1_1
+        options.keepsOffMultiplexedConnections = options.httpVersion == .http1_1 && url.scheme?.lowercased() == "https"
+        // Only where ALPN can answer h2: over cleartext libcurl would make parallel requests
+        // wait for the first response head before opening connections of their own.
+        options.waitsForMultiplexing = http2.waitsForMultiplexing && options.httpVersion != .http1_1
+            && url.scheme?.lowercased() == "https"
         let method = request.httpMethod ?? (body.length.map { $0 > 0 } == true ? "POST" : "GET")
         return (CurlRequest(url: url, method: method, headers: headers, body: body, options: options), stream)
     }
 
-    /// The HTTP version an attempt asks for. Rule: a transfer that flow control may pause (it has a
-    /// receive window: an event stream, a body sequence, a download) never runs as an HTTP/2
-    /// stream, so its window bounds it on every protocol. libcurl gives each HTTP/2 stream a fixed
-    /// window (32 MiB in 7.88, `HTTP2_HUGE_WINDOW_SIZE`) that a pause does not shrink: a paused
-    /// stream's bytes keep arriving and wait inside libcurl (measured: 99 paused streams of one
-    /// connection, +3.1 GiB), and the connection's other streams crawl meanwhile. Over HTTP/1.1 a
-    /// paused transfer stops reading its own socket and TCP holds the server back. A transfer that
-    /// is never paused (a body collected in memory) keeps HTTP/2 over TLS when ALPN offers it.
-    static func httpVersion(forWindow window: Int?) -> CurlHTTPVersion {
-        window == nil ? .automatic : .http1_1
+    /// The HTTP version an attempt asks for. A transfer that flow control may pause (it has a
+    /// receive window: an event stream, a body sequence, a download) runs over HTTP/1.1 unless
+    /// `pausableTransfers` is ``HTTP2Options/PausableTransfers-swift.enum/http2``; one that is
+    /// never paused (a body collected in memory) asks for HTTP/2 over TLS when ALPN offers it.
+    ///
+    /// Why (libcurl 7.88, `lib/http2.c`): every stream is granted `HTTP2_HUGE_WINDOW_SIZE`
+    /// (32 MiB) in SETTINGS_INITIAL_WINDOW_SIZE; pausing (`http2_data_pause`) sets the stream's
+    /// local window to 0, which only stops further WINDOW_UPDATEs — the server may still send
+    /// what was granted. Data for a paused stream is still read off the connection (another
+    /// stream's read runs `nghttp2_session_mem_recv`; `on_data_chunk_recv` fills the paused
+    /// stream's buffer and answers `NGHTTP2_ERR_PAUSE` until the paused transfer drains it into
+    /// its pause buffer), so up to 32 MiB per held stream waits inside libcurl. Measured against
+    /// nginx: 99 held streams, +3.5 GiB and the one read stream at 1.9 MiB/s. Over HTTP/1.1 a
+    /// paused transfer stops reading its own socket and TCP holds the server back.
+    static func httpVersion(forWindow window: Int?, pausableTransfers: HTTP2Options.PausableTransfers = .http1_1) -> CurlHTTPVersion {
+        if window == nil || pausableTransfers == .http2 { return .automatic }
+        return .http1_1
     }
 }
 

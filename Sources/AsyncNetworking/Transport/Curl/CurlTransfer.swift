@@ -170,6 +170,9 @@ final class CurlTransfer {
         flush()
         // A head that replaces an earlier one: its body starts over.
         flow.restart()
+        if !request.options.keepsWindowOverHTTP2, head.httpVersion.hasPrefix("HTTP/2") {
+            _ = flow.removeWindow() // before any body byte: nothing is paused by the window yet
+        }
         decoding = request.options.decodesContent ? CurlBodyDecoding.forHead(head) : nil
         core.append(.response(id, head))
     }
