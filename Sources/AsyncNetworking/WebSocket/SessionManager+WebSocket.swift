@@ -54,9 +54,6 @@ extension SessionManager {
             throw NetworkingError(.unsupportedOperation, "WebSockets need the curl transport; this manager uses \(engineName) (on Linux, URLSession has no working WebSocket support)")
         }
         let tls = CurlTLSOptions(policy: policy)
-        if tls.serverTrustEvaluator != nil {
-            throw NetworkingError(.securityPolicyUnsupported, "a server trust evaluator cannot be applied to WebSocket connections yet; nothing was sent")
-        }
         var fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         let configured = configurationHeaders.applied(to: URLRequest(url: httpURL)).allHTTPHeaderFields ?? [:]
         for (name, value) in configured.sorted(by: { $0.key < $1.key })
@@ -73,6 +70,7 @@ extension SessionManager {
         func connect(_ fields: [(name: String, value: String)]) async throws(NetworkingError) -> WebSocket {
             let handshake = WebSocketHandshake(url: httpURL, protocols: protocols, headers: fields, compression: options.compression)
             var request = WebSocketConnectRequest(url: httpURL, handshake: handshake, tls: tls, options: options)
+            request.policy = policy
             request.proxy = proxy.server(for: httpURL)
             request.usesEnvironmentProxy = proxy.mode == .environment
             return try await WebSocket.connect(request)
@@ -173,9 +171,11 @@ extension WebSocket {
             channel.update { state in
                 guard state.phase == .connecting else { return [] }
                 state.phase = .finished
-                guard let opener = state.opener else { return [] }
+                var resumptions: [WebSocketResumption] = []
+                if let trustWait = state.trustWait { resumptions.append { trustWait.resolve(.cancelled) } }
+                guard let opener = state.opener else { return resumptions }
                 state.opener = nil
-                return [{ opener.resume(returning: .failure(NetworkingError(.cancelled, "the WebSocket was cancelled while connecting"))) }]
+                return resumptions + [{ opener.resume(returning: .failure(NetworkingError(.cancelled, "the WebSocket was cancelled while connecting"))) }]
             }
             channel.wake()
         }

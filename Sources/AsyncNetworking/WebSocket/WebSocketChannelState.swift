@@ -41,6 +41,9 @@ struct WebSocketChannelState: Sendable {
     var pings: [(id: UInt64, payload: [UInt8], continuation: CheckedContinuation<VoidResult, Never>)] = []
     var closers: [CheckedContinuation<Void, Never>] = []
     var opener: CheckedContinuation<VoidResult, Never>?
+    /// The I/O thread's wait for the policy's ``ServerTrustEvaluator`` (wss), ended at once as
+    /// cancelled when the connecting task is cancelled.
+    var trustWait: CurlTrustWait?
 
     private(set) var end: End?
     /// When the I/O thread gives up waiting for the peer's close frame.
