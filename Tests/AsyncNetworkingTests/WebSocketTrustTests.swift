@@ -5,8 +5,26 @@ import Testing
 /// The security policy and its ``ServerTrustEvaluator`` on `wss`, as for HTTP over curl: the
 /// evaluator is asked once per connection after curl's checks, before any byte of the opening
 /// handshake; a refusal (or a policy failure) sends nothing and throws `.serverTrustFailed`.
+///
+/// Held answers use ``heldEvaluator(_:timeout:)``, which stops waiting once its task is cancelled:
+/// ``EvaluatorProbe/heldEvaluator(timeout:)`` ignores cancellation on purpose and then spins on a
+/// thread of the cooperative pool until released — two such spinners at once (this suite runs in
+/// parallel) would take both threads of a 2-core machine and stall the whole test run.
 @Suite("WebSocket server trust (wss)", .enabled(if: WebSocketTestServer.python != nil && TestPKI.isAvailable, "needs python3 and openssl"))
 struct WebSocketTrustTests {
+    /// Records the context, then answers `.accept` once `probe` is released — or gives up
+    /// (`.reject`, ignored by then) as soon as its task is cancelled.
+    private func heldEvaluator(_ probe: EvaluatorProbe, timeout: Duration = .seconds(60)) -> ServerTrustEvaluator {
+        let inner = probe.evaluator()
+        return ServerTrustEvaluator(timeout: timeout) { context in
+            _ = await inner.evaluate(context) // records the call
+            while !Task.isCancelled, !probe.isReleased {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return Task.isCancelled ? .reject : .accept
+        }
+    }
+
     private func withTLSServer(_ body: @escaping @Sendable (WebSocketTestServer, TestPKI) async throws -> Void) async throws {
         let pki = try await TestPKI.make()
         let server = try await startWebSocketServer { try WebSocketTestServer(certificate: pki.file("good-chain.pem"), key: pki.file("good.key")) }
@@ -59,7 +77,7 @@ struct WebSocketTrustTests {
         try await withTLSServer { server, pki in
             let probe = EvaluatorProbe()
             let policy = SecurityPolicy(
-                evaluation: .customRoots([try pki.certificate("ca.pem")]), serverTrustEvaluator: probe.heldEvaluator(timeout: .milliseconds(200))
+                evaluation: .customRoots([try pki.certificate("ca.pem")]), serverTrustEvaluator: heldEvaluator(probe, timeout: .milliseconds(200))
             )
             let manager = SessionManager(transport: .curl, securityPolicy: policy)
             await expectWebSocketError({ _ = try await manager.webSocket(to: server.url("/echo?late")) }) {
@@ -73,7 +91,7 @@ struct WebSocketTrustTests {
     @Test func cancellingWhileTheEvaluatorDecidesEndsAtOnce() async throws {
         try await withTLSServer { server, pki in
             let probe = EvaluatorProbe()
-            let policy = SecurityPolicy(evaluation: .customRoots([try pki.certificate("ca.pem")]), serverTrustEvaluator: probe.heldEvaluator())
+            let policy = SecurityPolicy(evaluation: .customRoots([try pki.certificate("ca.pem")]), serverTrustEvaluator: heldEvaluator(probe))
             let manager = SessionManager(transport: .curl, securityPolicy: policy)
             let task = Task { try await manager.webSocket(to: server.url("/echo?cancelled")) }
             while probe.calls == 0 { try await Task.sleep(for: .milliseconds(10)) }
