@@ -20,6 +20,9 @@ final class EvaluatorProbe: Sendable {
     /// Lets every held answer go (each returns its decision).
     func release() { state.withLock { $0.released = true } }
 
+    /// Whether ``release()`` was called.
+    var isReleased: Bool { state.withLock { $0.released } }
+
     /// An evaluator answering `decide(callNumber)` (1-based), after recording the context.
     func evaluator(
         timeout: Duration = .seconds(60), _ decide: @escaping @Sendable (Int) -> ServerTrustDecision = { _ in .accept }

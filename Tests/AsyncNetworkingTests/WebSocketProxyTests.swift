@@ -92,3 +92,62 @@ struct WebSocketCredentialTests {
         }
     }
 }
+
+/// The challenge hook answers a handshake's Basic 401 as it answers an HTTP one.
+@Suite("WebSocket and the challenge hook", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+struct WebSocketChallengeHookTests {
+    final class Asked: Sendable {
+        let contexts = SanitizedMutex<[(method: String, realm: String?, failures: Int, status: Int?, host: String)]>([])
+    }
+
+    @Test func theHookIsAskedAgainWhileTheServerRefusesItsCredential() async throws {
+        try await withWebSocketServer { server, manager in
+            let asked = Asked()
+            await manager.setCredential(URLCredential(user: "ignored", password: "x", persistence: .none), forHost: "127.0.0.1")
+            await manager.setHooks(SessionHooks(challenge: { context in
+                let space = context.challenge.protectionSpace
+                let count = asked.contexts.withLock { list in
+                    list.append((context.authenticationMethod, space.realm, context.previousFailureCount,
+                                 (context.challenge.failureResponse as? HTTPURLResponse)?.statusCode, context.host))
+                    return list.count
+                }
+                let password = count == 1 ? "wrong" : "pass"
+                return .useCredential(URLCredential(user: "user", password: password, persistence: .none))
+            }))
+            let socket = try await manager.webSocket(to: server.url("/auth"))
+            var iterator = socket.messages.makeAsyncIterator()
+            #expect(try await iterator.next() == .text("Basic dXNlcjpwYXNz"))
+            try await socket.close()
+            let contexts = asked.contexts.withLock { $0 }
+            #expect(contexts.map(\.failures) == [0, 1])
+            #expect(contexts.allSatisfy { $0.method == NSURLAuthenticationMethodHTTPBasic && $0.realm == "ws" && $0.status == 401 && $0.host == "127.0.0.1" })
+        }
+    }
+
+    @Test func aRefusingHookLeavesTheRefusal() async throws {
+        try await withWebSocketServer { server, manager in
+            let asked = Asked()
+            await manager.setHooks(SessionHooks(challenge: { context in
+                asked.contexts.withLock { $0.append((context.authenticationMethod, nil, context.previousFailureCount, nil, context.host)) }
+                return .refuse
+            }))
+            let refused = await expectNetworkingError { _ = try await manager.webSocket(to: server.url("/auth")) }
+            #expect(refused?.kind == .webSocketHandshakeFailed)
+            #expect(refused?.response?.statusCode == 401)
+            #expect(asked.contexts.withLock { $0.count } == 1)
+        }
+    }
+
+    @Test func aHookGivingWrongCredentialsStopsAtTheAttemptLimit() async throws {
+        try await withWebSocketServer { server, manager in
+            let asked = Asked()
+            await manager.setHooks(SessionHooks(challenge: { context in
+                asked.contexts.withLock { $0.append((context.authenticationMethod, nil, context.previousFailureCount, nil, context.host)) }
+                return .useCredential(URLCredential(user: "user", password: "wrong", persistence: .none))
+            }))
+            let refused = await expectNetworkingError { _ = try await manager.webSocket(to: server.url("/auth")) }
+            #expect(refused?.response?.statusCode == 401)
+            #expect(asked.contexts.withLock { $0.map(\.failures) } == Array(0..<(await manager.maxAuthenticationAttempts)))
+        }
+    }
+}

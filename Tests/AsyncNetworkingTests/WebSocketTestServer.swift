@@ -10,7 +10,8 @@ import Glibc
 /// `/fragmented` (a fragmented text with a ping and a pong inside), `/server-close`, protocol
 /// violations (`/rsv`, `/opcode`, `/bad-utf8`, `/bad-close-code`, `/big-control`, `/too-big`,
 /// `/bomb`), handshake faults (`/status`, `/redirect`, `/bad-accept`, `/wrong-protocol`,
-/// `/unoffered-extension`, `/silent`: no answer), `/no-close-echo`, `/drop`, `/flood` (many 1 MiB messages, then
+/// `/unoffered-extension`, `/silent`: no answer), `/requests` (the targets of every handshake
+/// request received before, one a line), `/no-close-echo`, `/drop`, `/flood` (many 1 MiB messages, then
 /// `done`), `/stall` (reads nothing). permessage-deflate is accepted when offered (`?params=`
 /// adds response parameters, `?nodeflate` refuses it). With a certificate and key it speaks TLS.
 final class WebSocketTestServer: Sendable {
@@ -216,11 +217,15 @@ def handshake(conn):
         headers[k.strip().lower()] = v.strip()
     return target, headers
 
+REQUESTS = []  # every handshake's target but /requests', in order
+
 def serve(conn):
     try:
         target, headers = handshake(conn)
         url = urlsplit(target)
         path = url.path
+        if path != "/requests":
+            REQUESTS.append(target)
         query = parse_qs(url.query)
         key = headers.get("sec-websocket-key", "")
         accept = base64.b64encode(hashlib.sha1(key.encode() + GUID).digest()).decode()
@@ -290,6 +295,9 @@ def behave(peer, path, query, headers):
             peer.send_message(op, data)
     elif path == "/headers":
         peer.send_message(1, (headers.get("x-test", "") + "|" + headers.get("host", "")).encode())
+        wait_close(peer)
+    elif path == "/requests":
+        peer.send_message(1, "\n".join(REQUESTS).encode())
         wait_close(peer)
     elif path == "/auth":
         peer.send_message(1, headers.get("authorization", "").encode())

@@ -15,8 +15,10 @@ extension SessionManager {
     /// (tunnelled with `CONNECT`), configuration headers and the ``CookieJar`` (its cookies sent,
     /// the 101's `Set-Cookie` stored) apply as for HTTP. A `401` offering Basic is answered once
     /// with the host's credential (``setCredential(_:forHost:)``) unless `headers` has an
-    /// `Authorization` of its own; the challenge hook is not asked. Handshakes follow no redirect: a 3xx answer
-    /// throws ``NetworkingError/Kind/webSocketHandshakeFailed``.
+    /// `Authorization` of its own; with a challenge hook (``SessionHooks/challenge``) the hook is
+    /// asked instead, as for HTTP (again while the server refuses its credential, up to
+    /// ``maxAuthenticationAttempts``). Handshakes follow no redirect: a 3xx answer throws
+    /// ``NetworkingError/Kind/webSocketHandshakeFailed``.
     ///
     /// - Parameters:
     ///   - url: `ws`, `wss`, `http` or `https`; others throw ``NetworkingError/Kind/unsupportedScheme(_:)``.
@@ -54,9 +56,6 @@ extension SessionManager {
             throw NetworkingError(.unsupportedOperation, "WebSockets need the curl transport; this manager uses \(engineName) (on Linux, URLSession has no working WebSocket support)")
         }
         let tls = CurlTLSOptions(policy: policy)
-        if tls.serverTrustEvaluator != nil {
-            throw NetworkingError(.securityPolicyUnsupported, "a server trust evaluator cannot be applied to WebSocket connections yet; nothing was sent")
-        }
         var fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         let configured = configurationHeaders.applied(to: URLRequest(url: httpURL)).allHTTPHeaderFields ?? [:]
         for (name, value) in configured.sorted(by: { $0.key < $1.key })
@@ -73,42 +72,76 @@ extension SessionManager {
         func connect(_ fields: [(name: String, value: String)]) async throws(NetworkingError) -> WebSocket {
             let handshake = WebSocketHandshake(url: httpURL, protocols: protocols, headers: fields, compression: options.compression)
             var request = WebSocketConnectRequest(url: httpURL, handshake: handshake, tls: tls, options: options)
+            request.policy = policy
             request.proxy = proxy.server(for: httpURL)
             request.usesEnvironmentProxy = proxy.mode == .environment
             return try await WebSocket.connect(request)
         }
-        let socket: WebSocket
-        do {
-            socket = try await connect(fields)
-        } catch {
-            // A 401 offering Basic is answered once with the host's credential (setCredential), as
-            // for HTTP — unless the caller sent its own Authorization. The challenge hook is not asked.
-            guard error.kind == .webSocketHandshakeFailed, let answer = basicAnswer(to: error, host: httpURL.host, fields: fields) else {
-                throw error
+        // A 401 offering Basic is answered as HTTP answers it: the challenge hook when set (asked
+        // again, with the failure count, while it gives credentials the server refuses, up to
+        // maxAuthenticationAttempts), else once with the host's credential (setCredential) —
+        // unless the caller sent its own Authorization.
+        var failures = 0
+        var answered = fields
+        while true {
+            do {
+                let socket = try await connect(answered)
+                if let cookieJar, !socket.handshakeSetCookies.isEmpty {
+                    cookieJar.setCookies(fromSetCookieValues: socket.handshakeSetCookies, for: httpURL)
+                }
+                return socket
+            } catch {
+                guard error.kind == .webSocketHandshakeFailed, failures < (hooks.challenge == nil ? 1 : maxAuthenticationAttempts),
+                      let answer = await challengeAnswer(to: error, url: httpURL, fields: fields, failures: failures) else {
+                    throw error
+                }
+                failures += 1
+                answered = fields + [answer]
             }
-            socket = try await connect(fields + [answer])
         }
-        if let cookieJar, !socket.handshakeSetCookies.isEmpty {
-            cookieJar.setCookies(fromSetCookieValues: socket.handshakeSetCookies, for: httpURL)
-        }
-        return socket
         #else
         _ = policy
         throw NetworkingError(.unsupportedOperation, "WebSockets need the curl transport, which this platform does not have")
         #endif
     }
 
-    /// The `Authorization` field answering a handshake's Basic 401 with the host's credential, or
-    /// `nil` (another status or scheme, no credential, or the caller's own `Authorization`).
-    private func basicAnswer(to error: NetworkingError, host: String?, fields: [(name: String, value: String)]) -> (name: String, value: String)? {
+    /// The `Authorization` field answering a handshake's Basic 401, or `nil` (another status or
+    /// scheme, the caller's own `Authorization`, the hook refused, no credential with a user and
+    /// password). The challenge hook is asked as for HTTP — a Basic protection space with the
+    /// offer's realm, `previousFailureCount` the credentials already refused, the 401 as
+    /// `failureResponse` — in a ``ChallengeContext`` whose ``ChallengeContext/transfer`` is a
+    /// number of its own (a WebSocket is not a transfer); without a hook, the host's credential.
+    private func challengeAnswer(
+        to error: NetworkingError, url: URL, fields: [(name: String, value: String)], failures: Int
+    ) async -> (name: String, value: String)? {
         guard let response = error.response, response.statusCode == 401,
               let offer = response.value(forHTTPHeaderField: "WWW-Authenticate"), offer.lowercased().hasPrefix("basic"),
               !fields.contains(where: { $0.name.lowercased() == "authorization" }),
-              let host, let credential = credentials[host.lowercased()],
-              let user = credential.user, let password = credential.password else { return nil }
+              let host = url.host else { return nil }
+        let credential: URLCredential?
+        if let hook = hooks.challenge {
+            let lowered = offer.lowercased()
+            let realm = lowered.range(of: "realm=\"").flatMap { start in
+                offer[start.upperBound...].split(separator: "\"", maxSplits: 1).first.map(String.init)
+            }
+            let space = URLProtectionSpace(
+                host: host, port: url.port ?? (url.scheme == "https" ? 443 : 80), protocol: url.scheme, realm: realm,
+                authenticationMethod: NSURLAuthenticationMethodHTTPBasic
+            )
+            let challenge = URLAuthenticationChallenge(
+                protectionSpace: space, proposedCredential: nil, previousFailureCount: failures,
+                failureResponse: response, error: nil, sender: SessionChallengeSender()
+            )
+            switch await hook(ChallengeContext(transfer: nextTransferID(), challenge: challenge)) {
+            case .useCredential(let chosen): credential = chosen
+            case .refuse: return nil
+            }
+        } else {
+            credential = credentials[host.lowercased()]
+        }
+        guard let user = credential?.user, let password = credential?.password else { return nil }
         return ("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
     }
-
     private nonisolated var engineName: String {
         switch engine {
         case .urlSession: "URLSession"
@@ -173,9 +206,11 @@ extension WebSocket {
             channel.update { state in
                 guard state.phase == .connecting else { return [] }
                 state.phase = .finished
-                guard let opener = state.opener else { return [] }
+                var resumptions: [WebSocketResumption] = []
+                if let trustWait = state.trustWait { resumptions.append { trustWait.resolve(.cancelled) } }
+                guard let opener = state.opener else { return resumptions }
                 state.opener = nil
-                return [{ opener.resume(returning: .failure(NetworkingError(.cancelled, "the WebSocket was cancelled while connecting"))) }]
+                return resumptions + [{ opener.resume(returning: .failure(NetworkingError(.cancelled, "the WebSocket was cancelled while connecting"))) }]
             }
             channel.wake()
         }

@@ -61,6 +61,10 @@ public final class WebSocket: Sendable {
     /// ``WebSocketOptions/sendBufferSize``; returns once the message is queued (not when the peer
     /// has it). Throws ``NetworkingError/Kind/webSocketClosed`` once a close frame was sent or the
     /// connection ended; cancellation while suspended throws `.cancelled` and sends nothing.
+    /// May be called from many tasks at once: the message is encoded (deflated, masked) outside
+    /// the connection's lock, and frames are queued in the order the calls took their turn, so
+    /// one task's messages go out in its order. A message whose turn comes after a close frame
+    /// was queued is not sent (``NetworkingError/Kind/webSocketClosed``).
     public func send(_ message: WebSocketMessage) async throws(NetworkingError) {
         try await channel.send(message)
     }

@@ -78,28 +78,59 @@ final class WebSocketChannel: Sendable {
         return try result.get()
     }
 
-    /// Queues a message's frames; suspends first while the output is over its limit.
+    /// Queues a message's frame; suspends first while the output is over its limit.
+    ///
+    /// The frame is encoded (deflated, masked) outside the channel's lock, so a large message
+    /// holds up neither the I/O thread nor the reader: the message takes a send ticket under the
+    /// lock, waits for its turn (the messages before it being encoded — bounded work, so this
+    /// wait is not cancellable), encodes, then queues its frame and passes the turn on under the
+    /// lock. Frames are therefore queued in ticket order: one task's messages in the order it
+    /// sent them, and the compressor's context follows the wire order.
     func send(_ message: WebSocketMessage) async throws(NetworkingError) {
+        var ticket: UInt64 = 0
         while true {
             if Task.isCancelled { throw NetworkingError(.cancelled, "the task sending on the WebSocket was cancelled") }
-            let queued: Result<Bool, NetworkingError> = state.withLock { state in
-                guard state.phase == .open, !state.isProtocolDone, var machine = state.machine else {
+            let taken: Result<UInt64?, NetworkingError> = state.withLock { state in
+                guard state.phase == .open, !state.isProtocolDone, state.machine?.state == .open else {
                     return .failure(NetworkingError(.webSocketClosed, "the WebSocket is closed"))
                 }
-                guard state.bufferedOutput <= state.options.sendBufferSize else { return .success(false) }
-                guard let bytes = machine.encode(message) else {
-                    return .failure(NetworkingError(.webSocketClosed, "the WebSocket is closing"))
-                }
-                state.machine = machine
-                state.outbound += bytes
-                return .success(true)
+                guard state.bufferedOutput <= state.options.sendBufferSize else { return .success(nil) }
+                defer { state.nextSendTicket += 1 }
+                return .success(state.nextSendTicket)
             }
-            if try queued.get() {
-                wake()
-                return
+            if let taken = try taken.get() {
+                ticket = taken
+                break
             }
             try await waitForRoom()
         }
+        if !state.withLock({ $0.sendTurn == ticket }) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now: Bool = state.withLock { state in
+                    if state.sendTurn == ticket { return true }
+                    state.turnWaiters[ticket] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+        // This sender holds the turn: it alone uses the compressor until it passes the turn.
+        let deflater = state.withLock { $0.machine?.messageDeflater }
+        let cancelled = Task.isCancelled
+        let bytes = cancelled ? [] : WebSocketConnectionMachine.encode(message, deflater: deflater)
+        var outcome: Result<Void, NetworkingError> = .success(())
+        update { state in
+            if cancelled {
+                outcome = .failure(NetworkingError(.cancelled, "the task sending on the WebSocket was cancelled"))
+            } else if state.phase == .open, !state.isProtocolDone, state.machine?.state == .open {
+                state.outbound += bytes
+            } else {
+                outcome = .failure(NetworkingError(.webSocketClosed, "the WebSocket closed while the message was encoded; it was not sent"))
+            }
+            return state.passSendTurn()
+        }
+        try outcome.get()
+        wake()
     }
 
     private func waitForRoom() async throws(NetworkingError) {

@@ -41,6 +41,23 @@ struct WebSocketChannelState: Sendable {
     var pings: [(id: UInt64, payload: [UInt8], continuation: CheckedContinuation<VoidResult, Never>)] = []
     var closers: [CheckedContinuation<Void, Never>] = []
     var opener: CheckedContinuation<VoidResult, Never>?
+    /// Send turns: each message takes a ticket under the lock, and is encoded (deflated, masked)
+    /// outside it once ``sendTurn`` reaches its ticket, then queued and the turn passed on — so
+    /// frames are queued in ticket order and the compressor is used by one sender at a time.
+    var nextSendTicket: UInt64 = 0
+    var sendTurn: UInt64 = 0
+    var turnWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+
+    /// Passes the send turn to the next ticket; the waiter to resume, if it is waiting.
+    mutating func passSendTurn() -> [WebSocketResumption] {
+        sendTurn += 1
+        guard let waiter = turnWaiters.removeValue(forKey: sendTurn) else { return [] }
+        return [{ waiter.resume() }]
+    }
+
+    /// The I/O thread's wait for the policy's ``ServerTrustEvaluator`` (wss), ended at once as
+    /// cancelled when the connecting task is cancelled.
+    var trustWait: CurlTrustWait?
 
     private(set) var end: End?
     /// When the I/O thread gives up waiting for the peer's close frame.

@@ -200,6 +200,17 @@ struct WebSocketConnectionMachine: Sendable {
     /// The frame bytes of a message, or `nil` once our close frame is out.
     mutating func encode(_ message: WebSocketMessage) -> [UInt8]? {
         guard state == .open else { return nil }
+        return Self.encode(message, deflater: deflater)
+    }
+
+    /// The compressor of outgoing messages (permessage-deflate), shared by copies of the machine.
+    /// Its context runs across messages: it must compress them one at a time, in the order their
+    /// frames are queued (``WebSocketChannel/send(_:)``'s send turns ensure it).
+    var messageDeflater: WebSocketDeflater? { deflater }
+
+    /// A message's frame bytes: compressed with `deflater` when given, masked with a fresh key.
+    /// Needs no lock but the deflater's exclusive use.
+    static func encode(_ message: WebSocketMessage, deflater: WebSocketDeflater?) -> [UInt8] {
         var payload: [UInt8]
         let opcode: WebSocketOpcode
         switch message {

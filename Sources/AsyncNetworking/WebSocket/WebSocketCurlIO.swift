@@ -10,6 +10,8 @@ struct WebSocketConnectRequest: Sendable {
     var url: URL
     var handshake: WebSocketHandshake
     var tls: CurlTLSOptions
+    /// The host's security policy, to classify TLS failures as HTTP transfers do.
+    var policy: SecurityPolicy = .default
     var options: WebSocketOptions
     /// The manager's proxy for this URL (``ProxyConfiguration/server(for:)``), tunnelled with
     /// `CONNECT`; `nil` goes direct, or by the environment when ``usesEnvironmentProxy``.
@@ -60,7 +62,18 @@ enum WebSocketCurlIO {
             try errorBuffer.withUnsafeMutableBufferPointer { buffer throws(NetworkingError) in
                 caFile = try configure(easy, request, errorBuffer: buffer.baseAddress!)
                 let code = an_ws_curl_perform(UnsafeMutableRawPointer(easy))
-                guard code == 0 else { throw curlError(code, buffer.baseAddress!, connecting: request.url) }
+                guard code == 0 else {
+                    // TLS failures are classified as for HTTP (serverTrustFailed with its reason,
+                    // clientIdentityFailed, clientCertificateRejected); others are transport errors.
+                    if request.url.scheme?.lowercased() == "https",
+                       let tlsError = NetworkingError.tls(code: code, message: String(cString: buffer.baseAddress!), host: request.url.host ?? "", policy: request.policy) {
+                        throw tlsError
+                    }
+                    throw curlError(code, buffer.baseAddress!, connecting: request.url)
+                }
+            }
+            if let evaluator = request.tls.serverTrustEvaluator, request.url.scheme?.lowercased() == "https" {
+                try checkServerTrust(easy, request, evaluator: evaluator, channel: channel)
             }
             let socket = an_ws_curl_active_socket(UnsafeMutableRawPointer(easy))
             guard socket >= 0 else { throw NetworkingError(.transport(.networkConnectionLost), "the connection has no socket") }
@@ -69,6 +82,37 @@ enum WebSocketCurlIO {
             try connection.loop()
         } catch {
             failure = error
+        }
+    }
+
+    /// Asks the policy's ``ServerTrustEvaluator`` about the new TLS connection, as HTTP
+    /// transfers do from `CURLOPT_PREREQFUNCTION`: after the handshake and curl's own checks
+    /// (chain, host name, pins), before any byte of the opening handshake is written. This
+    /// thread is the connection's own, so it waits (up to the evaluator's timeout; a cancel of
+    /// the connecting task ends the wait at once). A refusal closes the connection unused.
+    private static func checkServerTrust(
+        _ easy: OpaquePointer, _ request: WebSocketConnectRequest, evaluator: ServerTrustEvaluator, channel: WebSocketChannel
+    ) throws(NetworkingError) {
+        let host = request.url.host ?? ""
+        guard let chain = CurlServerTrustGate.presentedChain(of: easy) else {
+            throw NetworkingError.serverTrustRejected(host: host, reason: .invalidChain)
+        }
+        let context = ServerTrustContext(host: host, port: request.url.port ?? 443, certificateChain: chain)
+        let wait = CurlTrustWait()
+        let abandoned = channel.state.withLock { state -> Bool in
+            guard state.phase == .connecting else { return true }
+            state.trustWait = wait
+            return false
+        }
+        if abandoned { throw NetworkingError(.cancelled, "the WebSocket was cancelled while connecting") }
+        wait.start(evaluator, context)
+        let outcome = wait.wait(timeout: evaluator.timeout)
+        channel.state.withLock { $0.trustWait = nil }
+        switch outcome {
+        case .decided(.accept): return
+        case .decided(.reject): throw NetworkingError.serverTrustRejected(host: host, reason: .rejectedByEvaluator)
+        case .timedOut: throw NetworkingError.serverTrustRejected(host: host, reason: .evaluatorTimedOut)
+        case .cancelled: throw NetworkingError(.cancelled, "the WebSocket was cancelled while its server trust was evaluated")
         }
     }
 
@@ -130,6 +174,8 @@ enum WebSocketCurlIO {
         }
         if let passphrase = tls.keyPassphrase { try set(ANCURLOPT_KEYPASSWD, passphrase) }
         if tls.isolatesConnection { try set(ANCURLOPT_SSL_SESSIONID_CACHE, 0) }
+        // The presented chain, for the server-trust evaluator (CURLINFO_CERTINFO).
+        if tls.serverTrustEvaluator != nil { try set(ANCURLOPT_CERTINFO, 1) }
         return caFile
     }
 

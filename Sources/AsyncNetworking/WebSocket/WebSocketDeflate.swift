@@ -7,9 +7,10 @@ private let chunkSize = 64 * 1024
 /// Compresses outgoing messages for permessage-deflate: raw deflate, each message ended with a
 /// sync flush whose `00 00 FF FF` tail is removed (RFC 7692 §7.2.1).
 ///
-/// `@unchecked Sendable`: the zlib stream is used only by the one ``WebSocketConnectionMachine``
-/// that owns it, which its connection keeps under one lock.
-final class WebSocketDeflater: @unchecked Sendable { // reason: a z_stream pointer, used only by its machine under one lock
+/// `@unchecked Sendable`: the zlib stream is used by one sender at a time — the one holding its
+/// connection's send turn (``WebSocketChannel/send(_:)``), which is passed on under the channel's
+/// lock, so each use happens-after the previous one.
+final class WebSocketDeflater: @unchecked Sendable { // reason: a z_stream pointer, used only by the holder of the connection's send turn
     private let stream: UnsafeMutableRawPointer
     private let resetsEachMessage: Bool
 
