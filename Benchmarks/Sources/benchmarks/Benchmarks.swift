@@ -20,6 +20,9 @@ enum Benchmarks {
         if options.heldStreams {
             return await exitStatus("benchmarks held-streams") { try await HeldStreamsBenchmark.run(options) }
         }
+        if options.sequenceUpload {
+            return await exitStatus("benchmarks sequence-upload") { try await SequenceUploadBenchmark.run(options) }
+        }
         if options.twoDownloads {
             return await exitStatus("benchmarks two-downloads") { try await TwoDownloadsBenchmark.run(options) }
         }

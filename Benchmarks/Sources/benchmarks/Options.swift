@@ -41,6 +41,8 @@ struct Options: Sendable {
     var heldStreams = false
     /// `two-downloads`: only the two concurrent downloads benchmark (see ``TwoDownloadsBenchmark``).
     var twoDownloads = false
+    /// `sequence-upload`: only the streamed `AsyncSequence` upload benchmark (see ``SequenceUploadBenchmark``).
+    var sequenceUpload = false
     /// `--count N` of held-streams: transfers started. Default 100.
     var heldCount = 100
     /// `--hold S` of held-streams: seconds the unread transfers stay unread at least. Default 5.
@@ -67,12 +69,15 @@ struct Options: Sendable {
            benchmarks tls [--rounds N] [--quick]
            benchmarks held-streams --server URL [--ca FILE] [--count N] [--hold S]
            benchmarks two-downloads [--server URL] [--ca FILE] [--drip URL] [--rounds N]
+           benchmarks sequence-upload --server URL [--quick]
       tls              only the TLS benchmark: handshakes/s and kept-alive requests/s over https against
                        the same over http, with a local python3 TLS server and an openssl-made PKI
       held-streams     only: N streamed GETs of URL/100m.bin, the first read to its end, the others
                        unread for S s: peak RSS growth, the read stream's rate, the HTTP versions
       two-downloads    only: 1 GiB and 100 MiB downloaded to disk together (URL/1g.bin and
                        URL/100m.bin, or a LoopbackServer): slower/faster rate and longest stall
+      sequence-upload  only: 1 GiB POSTed to URL/upload from an AsyncSequence of 64 KiB chunks,
+                       streamed and spooled (curl), and from a file: MB/s and peak RSS growth
       --rounds N       rounds of the request scenarios (default 5, --quick: 2)
       --big-rounds N   rounds of the 1 GiB scenarios, one child process per variant (default 3, --quick: 1)
       --quick          smoke run: 300 requests, 64 MiB instead of 1 GiB
@@ -107,6 +112,7 @@ struct Options: Sendable {
             case "tls", "--tls": options.tls = true
             case "held-streams": options.heldStreams = true
             case "two-downloads": options.twoDownloads = true
+            case "sequence-upload": options.sequenceUpload = true
             case "--count": options.heldCount = try arguments.count(argument)
             case "--hold": options.holdSeconds = try arguments.count(argument)
             case "--ca": options.caFile = try arguments.value(argument)
