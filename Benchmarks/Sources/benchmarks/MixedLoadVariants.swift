@@ -46,6 +46,8 @@ enum MixedLoadVariants {
             }
         case .rawCurl:
             return try await RawCurlMixedLoad.run(spec)
+        case .oursOnLoop:
+            throw BenchmarkError("mixed-load has no ours-on-loop contender")
         }
     }
 }

@@ -165,6 +165,9 @@ struct ChildSpec: Sendable {
         case baseline = "raw-urlsession"
         /// A bare libcurl loop (``RawCurlClient``, ``RawCurlMixedLoad``); stream-1g and mixed-load.
         case rawCurl = "raw-curl"
+        /// AsyncNetworking on curl, its consumer running on the manager's loop thread
+        /// (`withTaskExecutorPreference(manager.taskExecutor)`); stream-1g only.
+        case oursOnLoop = "ours-on-loop"
     }
 
     /// The transport of the `ours` modes.
