@@ -16,9 +16,10 @@ enum H2DuplexPeer {
         return (try? Subprocess.run(python, ["-c", "import h2"]).status) == 0
     }()
 
-    /// Starts a server; stop it with `stop()`.
-    static func start() throws -> WebSocketTestServer {
-        try WebSocketTestServer(script: script)
+    /// Starts a server; stop it with `stop()`. With a certificate chain and its key it speaks TLS
+    /// and offers only `h2` by ALPN, so a client that did not negotiate HTTP/2 cannot talk to it.
+    static func start(certificate: URL? = nil, key: URL? = nil) throws -> WebSocketTestServer {
+        try WebSocketTestServer(certificate: certificate, key: key, script: script)
     }
 
     static func url(_ server: WebSocketTestServer, _ path: String) -> URL {
@@ -75,7 +76,13 @@ async def handle(reader, writer):
         writer.close()
 
 async def main():
-    server = await asyncio.start_server(handle, '127.0.0.1', 0)
+    context = None
+    if len(sys.argv) >= 3:  # certificate chain and key: TLS offering only h2 (ALPN)
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[1], sys.argv[2])
+        context.set_alpn_protocols(['h2'])
+    server = await asyncio.start_server(handle, '127.0.0.1', 0, ssl=context)
     print('PORT %d' % server.sockets[0].getsockname()[1], flush=True)
     async with server:
         await server.serve_forever()

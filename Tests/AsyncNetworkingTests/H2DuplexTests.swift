@@ -5,9 +5,9 @@ import Testing
 
 /// Full duplex over HTTP/2 (issue 23, point 2): the curl transport against an independent HTTP/2
 /// server (the PyPI `h2` package, cleartext with prior knowledge), with the same chunk-by-chunk
-/// echo as over HTTP/1.1 — a deadline catches a deadlock. At the transport's level: the Session
-/// layer runs a flow-controlled transfer (an event stream, a streamed body) over HTTP/1.1 (see
-/// `CurlSessionTransport.httpVersion(forWindow:)`).
+/// echo as over HTTP/1.1 — a deadline catches a deadlock. At the transport's level; through the
+/// manager (which runs a flow-controlled transfer over HTTP/2 only with
+/// `HTTP2Options(pausableTransfers: .http2)`) see `H2ManagerDuplexTests`.
 @Suite("Full duplex over HTTP/2", .enabled(if: H2DuplexPeer.isAvailable, "the PyPI h2 package is not installed (python3 -m pip install h2)"))
 struct H2DuplexTests {
     static func start(_ loop: CurlMultiLoop, _ url: URL, _ pipe: CurlBodyPipe) throws -> CurlTransferID {
