@@ -70,7 +70,14 @@ enum StreamVariants {
     /// Ours: the transfer's event stream, counting `.data` bytes.
     static func oursEvents(_ spec: ChildSpec) async throws {
         let manager = SessionManager(transport: spec.transport)
-        let handle = try await manager.dataTask(with: request(spec))
+        let (status, count) = try await countEvents(manager, request(spec))
+        await manager.invalidateAndCancel()
+        try expect(status: status, bytes: count, spec)
+    }
+
+    /// Reads a new transfer's events to the end: its status and the body bytes counted.
+    private static func countEvents(_ manager: SessionManager, _ request: URLRequest) async throws -> (status: Int, bytes: Int) {
+        let handle = try await manager.dataTask(with: request)
         var count = 0
         var status = 0
         for try await event in handle.events {
@@ -80,8 +87,7 @@ enum StreamVariants {
             default: break
             }
         }
-        await manager.invalidateAndCancel()
-        try expect(status: status, bytes: count, spec)
+        return (status, count)
     }
 
     /// ``oursEvents(_:)`` with the consumer on the manager's loop thread (its task executor): no
@@ -90,19 +96,7 @@ enum StreamVariants {
         let manager = SessionManager(transport: .curl)
         guard let executor = manager.taskExecutor else { throw BenchmarkError("ours-on-loop: the manager has no loop executor") }
         let request = request(spec)
-        let (status, count) = try await withTaskExecutorPreference(executor) {
-            let handle = try await manager.dataTask(with: request)
-            var count = 0
-            var status = 0
-            for try await event in handle.events {
-                switch event {
-                case .response(let response): status = response.statusCode
-                case .data(let chunk): count += chunk.count
-                default: break
-                }
-            }
-            return (status, count)
-        }
+        let (status, count) = try await withTaskExecutorPreference(executor) { try await countEvents(manager, request) }
         await manager.invalidateAndCancel()
         try expect(status: status, bytes: count, spec)
     }

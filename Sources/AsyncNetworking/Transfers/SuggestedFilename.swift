@@ -32,7 +32,7 @@ enum SuggestedFilename {
     static func filename(fromContentDisposition value: String) -> String? {
         var plain: String?
         var extended: String?
-        for piece in splitParameters(value) {
+        for piece in HeaderField.split(value, at: ";") {
             guard let equals = piece.firstIndex(of: "=") else { continue }
             let key = piece[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
             let rawValue = piece[piece.index(after: equals)...].trimmingCharacters(in: .whitespaces)
@@ -151,29 +151,5 @@ enum SuggestedFilename {
         case "iso-8859-1": return String(bytes: bytes, encoding: .isoLatin1)
         default: return nil
         }
-    }
-
-    /// Splits a header value at semicolons outside quotes.
-    private static func splitParameters(_ value: String) -> [String] {
-        var pieces: [String] = []
-        var current = ""
-        var quoted = false
-        var escaped = false
-        for character in value {
-            if escaped {
-                escaped = false
-            } else if quoted && character == "\\" {
-                escaped = true
-            } else if character == "\"" {
-                quoted.toggle()
-            } else if character == ";" && !quoted {
-                pieces.append(current.trimmingCharacters(in: .whitespaces))
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        pieces.append(current.trimmingCharacters(in: .whitespaces))
-        return pieces.filter { !$0.isEmpty }
     }
 }
