@@ -17,7 +17,13 @@ let package = Package(
         // Small shared primitives (the TSan-visible lock, calendar and HTTP-date arithmetic), each
         // written once; `package` access only, so nothing here is public API.
         .target(name: "NetworkingPrimitives"),
-        .target(name: "AsyncNetworking", dependencies: ["CCurlShim", "NetworkingPrimitives"]),
+        // The core: the session actor, the transfer state machine, transfers, batches, errors,
+        // security values, reachability, cookies, WebSockets and the transports under the seam.
+        .target(name: "AsyncNetworkingCore", dependencies: ["CCurlShim", "NetworkingPrimitives"]),
+        // The HTTP layer over the core: client, serializers, pipeline, cache, streams.
+        .target(name: "AsyncNetworkingHTTP", dependencies: ["AsyncNetworkingCore", "NetworkingPrimitives"]),
+        // What users import: re-exports the layers above (and holds the DocC catalog).
+        .target(name: "AsyncNetworking", dependencies: ["AsyncNetworkingCore", "AsyncNetworkingHTTP"]),
         .target(name: "LoopbackServer", dependencies: ["NetworkingPrimitives"]),
         .executableTarget(
             name: "AsyncNetworkingDemo",
@@ -29,7 +35,7 @@ let package = Package(
         .testTarget(name: "AnfetchTests", dependencies: ["AnfetchKit", "AsyncNetworking", "LoopbackServer"]),
         .testTarget(
             name: "AsyncNetworkingTests",
-            dependencies: ["AsyncNetworking", "LoopbackServer"]
+            dependencies: ["AsyncNetworking", "AsyncNetworkingCore", "AsyncNetworkingHTTP", "LoopbackServer"]
         ),
         .testTarget(name: "NetworkingPrimitivesTests", dependencies: ["NetworkingPrimitives"]),
         .testTarget(

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A batch's members run on the executor the runner is given (none: the global executor); data
 /// batches keep the global executor, which measured faster than the curl loop against nginx.

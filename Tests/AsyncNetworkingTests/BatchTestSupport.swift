@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Helpers shared by the Batch test suites.
 enum BatchFixtures {

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The cache behind ``HTTPClient`` against a loopback server, on both transports: what reaches
 /// the server (counted and recorded by `/cache/NAME`) and what the caller gets.

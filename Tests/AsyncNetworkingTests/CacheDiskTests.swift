@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The tiers behind ``HTTPClient``: the disk across cache instances, damage, byte limits, and
 /// many tasks sharing one cache.

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 4. Rule: a response served from the HTTP cache (memory or disk tier, fresh,
 /// stale or revalidated) never replays `Set-Cookie` / `Set-Cookie2`, hop-by-hop fields or proxy

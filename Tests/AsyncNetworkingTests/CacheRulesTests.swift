@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The pure rules of the HTTP cache (RFC 9111): parsing, freshness, storability, decisions,
 /// `Vary` and 304 merging. No I/O.

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A fresh directory under the temporary directory, removed after `body`.
 func withCacheDirectory<T>(_ body: (URL) async throws -> T) async rethrows -> T {

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Both transports, for cache tests that must hold on each.
 let cacheTransports: [SessionManager.Transport] = [.curl, .urlSession]

@@ -5,7 +5,8 @@ import FoundationNetworking
 import Synchronization
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 19(a). Rule: the will-cache hook (``SessionHooks/cache``) runs wherever a
 /// response is about to be stored — on Linux, on both transports, the ``HTTPCache`` of a client

@@ -1,5 +1,6 @@
 import Foundation
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 import Synchronization
 
 /// A TLS server on 127.0.0.1 that requires a client certificate from `clientca.pem` and ends every

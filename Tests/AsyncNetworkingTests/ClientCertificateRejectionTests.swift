@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 3. The rule: when the server requires a client certificate and refuses ours (or
 /// its absence), the caller gets `.clientCertificateRejected(host:)` every time, however the server

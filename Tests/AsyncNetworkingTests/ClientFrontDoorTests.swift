@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Rule: every awaiting `HTTPClient` call — a verb, `send(URLRequest, serializer:)`, `send(Request)` —
 /// runs the same pipeline: the client's adapters, the retry policy, the Basic `credential` answer,

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Request coalescing (``TransferOptions/coalescesIdenticalRequests``) against LoopbackServer's
 /// `/gated-bytes`, whose body waits for a gate the test opens once every caller has joined — so

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import LoopbackServer
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 23, item 8: the default `User-Agent` (both transports), and the connection identifier
 /// and local address of ``ConnectionMetrics`` (curl; `nil` metrics on URLSession), checked against

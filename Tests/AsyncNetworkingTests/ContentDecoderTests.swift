@@ -1,7 +1,8 @@
 #if os(Linux) && canImport(CCurlShim)
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// ``ContentDecoder`` without I/O: every coding decodes the same whether input arrives whole or one
 /// byte at a time and whether output room is large or one byte; it never yields more than the room

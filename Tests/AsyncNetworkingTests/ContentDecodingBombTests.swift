@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 7: high-ratio bodies ("bombs") decode with memory bounded by the transfer's
 /// window, and `maxResponseBytes` (counting decoded bytes) ends each with `.responseTooLarge`.

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 items 7–8: every valid encoded body decodes with memory bounded by the transfer's
 /// window whatever its expansion ratio; `maxResponseBytes` ends every bomb with

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// What happens to `Set-Cookie` on each transport (issue 20, item 15), pinned so the Transports
 /// and LinuxBehaviour articles stay true: curl keeps no cookies at all; URLSession stores and sends

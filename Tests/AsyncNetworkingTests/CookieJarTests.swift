@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The ``CookieJar`` on a manager, against servers on 127.0.0.1: LoopbackServer (`/response-headers`
 /// sets any header) and ``ScriptedCookieServer`` (exact `Set-Cookie` lines, redirects with cookies).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// RFC 6265bis parsing, matching and storage rules as tables (pure: no server).
 @Suite("Cookie rules (RFC 6265bis)")

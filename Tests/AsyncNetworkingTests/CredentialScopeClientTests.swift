@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20, items 1 and 2 through the HTTP layer: an adapter's token, a client-wide
 /// `Authorization` and a client credential stay with the origin they were given for, on both

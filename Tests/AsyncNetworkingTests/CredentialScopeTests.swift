@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20, items 1 and 2: no credential from any source — the request's headers, the
 /// configuration's headers, an answered challenge, an adapter — is sent to an origin (scheme,

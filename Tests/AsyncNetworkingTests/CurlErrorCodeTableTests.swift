@@ -3,7 +3,8 @@ import CCurlShim
 import Foundation
 import FoundationNetworking
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 7 (the error-code part). The rule: every `CURLcode` libcurl can end a transfer
 /// with maps to a meaningful `URLError.Code` (so a typed ``NetworkingError/Kind/transport(_:)``),

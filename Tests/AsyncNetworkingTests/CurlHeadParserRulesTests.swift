@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// RFC 9110 §5 / RFC 9112 §2–5 as the curl head parser applies them (issue 20, items 5 and 14):
 /// only LF or CR LF ends a line, names are tokens, values hold no control character but HTAB,

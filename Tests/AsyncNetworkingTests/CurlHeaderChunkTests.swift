@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// libcurl 7.88 hands the header lines it buffered while a transfer was paused to the header
 /// callback in ONE call (found by the pause-toggling loop test: "Content-Type: …\r\nETag: …\r\n…"

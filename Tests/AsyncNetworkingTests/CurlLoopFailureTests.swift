@@ -3,7 +3,8 @@ import Foundation
 import Glibc
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 @Suite("Curl loop: failures")
 struct CurlLoopFailureTests {

@@ -2,7 +2,8 @@
 import Foundation
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 @Suite("Curl loop: uploads")
 struct CurlLoopUploadTests {

@@ -2,7 +2,8 @@
 import Foundation
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Collects the batches a `CurlMultiLoop` hands over, per transfer, and lets tests await completions.
 final class CurlRecorder: Sendable {

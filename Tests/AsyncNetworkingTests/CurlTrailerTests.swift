@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Response trailers (RFC 9110 §6.5): the field lines libcurl hands to the header callback after a
 /// chunked body. The rule: after a completed final head, a valid field line is a trailer (kept in

@@ -4,7 +4,8 @@ import FoundationNetworking
 import Synchronization
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// What only the curl transport does, through the public API of `SessionManager`.
 @Suite("Curl transport through SessionManager")

@@ -3,7 +3,8 @@ import Dispatch
 import Foundation
 import FoundationNetworking
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The delegate queue's backpressure gate, driven directly (no URLSession): the thread adding
 /// callbacks waits past the high-water mark until the queue drains, a bypass opens the gate, and

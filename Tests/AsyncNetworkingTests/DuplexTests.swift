@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Full duplex on curl (issue 23, point 2): ``SessionManager/stream(for:from:trailers:options:)``
 /// returns at the response head while the body sequence still produces, and each direction runs

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 11. The rule: a complete response head received while the request body is still
 /// being sent is the response (as curl's own command-line tool treats it). A server that answers a

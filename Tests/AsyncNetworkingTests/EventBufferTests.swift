@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The stream state machine, without I/O: ordering, coalescing, watermarks, termination.
 @Suite("EventBuffer state machine")

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20, item 12. RULE: every reconnection wait of an ``EventSource`` lies in
 /// `minimumReconnectionTime...maxReconnectionTime` (500 ms...60 s by default), a server's

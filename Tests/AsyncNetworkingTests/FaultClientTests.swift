@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Client-side faults: bad input, impatient callers, and shutdown under load.
 @Suite("Fault suite: client", .tags(.fault))

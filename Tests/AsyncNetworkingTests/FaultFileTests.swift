@@ -5,7 +5,8 @@ import FoundationNetworking
 import Synchronization
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Files that change under a transfer: the error says what happened and where the bytes are.
 @Suite("Fault suite: files", .tags(.fault))

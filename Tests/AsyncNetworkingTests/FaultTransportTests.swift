@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 extension Tag {
     /// The fault suite: servers and clients misbehaving. Run alone with `swift test --filter Fault`.

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// `SessionManager.fetch`: the whole-body path answering with a native ``HTTPResponseHead`` —
 /// the same transfer as `data(for:)`, on the run's transport (`ASYNCNETWORKING_TRANSPORT`).

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Full duplex and trailers through the public API against an independent HTTP/1.1 peer (the PyPI
 /// `h11` package): what goes on the wire — chunked bodies both ways, trailer sections — is parsed

@@ -1,7 +1,8 @@
 #if os(Linux)
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Full duplex over HTTP/2 (issue 23, point 2): the curl transport against an independent HTTP/2
 /// server (the PyPI `h2` package, cleartext with prior knowledge), with the same chunk-by-chunk

@@ -4,7 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Rule: with `HTTP2Options(pausableTransfers: .http2)`, a streamed body and its streamed response
 /// run as one HTTP/2 stream through the manager, full duplex (issue 23, point 2, "HTTP/2 always"):

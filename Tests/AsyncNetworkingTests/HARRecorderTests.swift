@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import LoopbackServer
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 23, item 9: ``HARRecorder`` over a manager's activity and over a pipeline, on the run's
 /// transport: valid HAR 1.2 JSON with the expected entries, and no secret value anywhere in it.

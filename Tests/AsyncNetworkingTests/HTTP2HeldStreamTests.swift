@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 20 — rule (the default, ``HTTP2Options/PausableTransfers-swift.enum/http1_1``): a
 /// transfer that flow control may pause (its consumer can hold it back: an event stream, a body

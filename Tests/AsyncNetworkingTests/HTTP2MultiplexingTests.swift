@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 23 point 4 — HTTP/2 on the curl transport against a real nginx offering `h2` over TLS
 /// (skipped without nginx): parallel requests share one connection up to the stream limit; a held

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Parameter encoding styles: arrays, Booleans, dates, spaces, key order.
 @Suite("HTTPClient: parameter encoding styles")

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// `HTTPHeaders`, the header helpers, and authorization (client-wide, per request, challenge).
 @Suite("HTTPClient: headers and authorization")

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Multipart forms through the client: parameters as fields, data, file, stream and custom-header parts.
 @Suite("HTTPClient: multipart on the client")

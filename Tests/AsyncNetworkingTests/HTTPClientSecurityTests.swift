@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A security policy on the client, with AFNetworking's https rule for pinning.
 @Suite("HTTPClient: security policy on the client")

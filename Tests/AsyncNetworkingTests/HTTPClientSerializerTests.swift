@@ -7,7 +7,8 @@ import FoundationXML
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Client-wide serializer and validation, and the XML and null-stripping JSON serializers.
 @Suite("HTTPClient: response serializers and validation")

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Uploads, downloads and `HTTPTask` (progress and a value from one call) through the client.
 @Suite("HTTPClient: uploads, downloads and tasks")

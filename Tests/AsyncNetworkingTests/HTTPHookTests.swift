@@ -5,7 +5,8 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 import Synchronization
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 @Suite("HTTP hooks and limits")
 struct HTTPHookTests {

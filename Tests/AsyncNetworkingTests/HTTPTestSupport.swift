@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Starts a loopback server and an ``HTTPClient`` whose base URL is the server, runs `body` within
 /// a deadline, and always shuts both down (via ``withServerAndManager``).

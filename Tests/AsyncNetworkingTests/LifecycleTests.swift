@@ -5,7 +5,8 @@ import FoundationNetworking
 import Synchronization
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 @Suite("Lifecycle, session events, suspend/resume")
 struct LifecycleTests {

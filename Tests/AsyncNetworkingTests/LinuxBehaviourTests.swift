@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The FoundationNetworking problems of ../shared/LINUX-URLSESSION.md, each checked to be gone.
 @Suite("Linux URLSession pitfalls")

@@ -1,5 +1,6 @@
 import Foundation
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc
 #endif

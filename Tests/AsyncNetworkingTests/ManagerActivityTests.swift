@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The manager-wide activity stream: every transfer observed at once.
 @Suite("Manager: observing every transfer")

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A data transfer that becomes a download (`NSURLSessionResponseBecomeDownload`).
 @Suite("Manager: a data transfer becomes a download")

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A new body stream on demand (`taskNeedNewBodyStream`): re-sent bodies come from the producer.
 @Suite("Manager: new body stream on demand")

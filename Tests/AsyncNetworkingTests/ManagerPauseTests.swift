@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Pausing and resuming running data transfers and uploads (real on curl, refused on URLSession).
 @Suite("Manager: pause and resume")

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A `Progress` owned by the main actor, bound to a transfer by a task on the main actor — the way
 /// a UI would hold one. Only `Sendable` values leave it.

@@ -1,5 +1,6 @@
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The pure progress throttle behind the activity stream.
 @Suite("Manager: progress throttle")

@@ -7,7 +7,8 @@ import FoundationXML
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 19. Rule: every code snippet of the Migration article (Migration.md) is compiled
 /// here, verbatim, in the context its table describes (`client` an ``HTTPClient``, `manager` a

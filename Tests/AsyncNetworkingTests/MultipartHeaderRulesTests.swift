@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The header-line rule of issue 20 item 5, on the one place the library writes header lines into
 /// a body: multipart part headers never carry a control character other than HTAB.

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Numbers in queries, forms and bodies are written as people write them; `Decimal`s keep their digits.
 @Suite struct NumberSerializationTests {

@@ -5,7 +5,8 @@ import FoundationNetworking
 import Synchronization
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Holds a hook until the test releases it, and tells the test when the hook was entered.
 final class HookGate: Sendable {

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 struct PipelineNewUser: Codable, Sendable, Hashable {
     let name: String

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import LoopbackServer
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 23, item 6: a manager's transfers through real proxies on 127.0.0.1 that the tests start
 /// (``ProxyTestServer``: absolute-form HTTP, CONNECT, SOCKS5; Debian's tinyproxy where installed).

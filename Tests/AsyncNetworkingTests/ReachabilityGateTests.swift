@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// `SessionManager.setWaitsForConnectivity`: transfers started while unreachable wait (nothing
 /// sent, no slot taken) and start when reachable; cancellation follows the caller. Driven by a

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Host reachability (the kernel's route lookup) and interface kinds, live in namespaces.
 @Suite(.enabled(if: NamespaceSupport.available, NamespaceSupport.skipReason))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The Linux monitor against a real kernel: namespaces and veth pairs made by the test, links and
 /// routes brought up and down, the exact sequence of statuses asserted. The monitor runs inside

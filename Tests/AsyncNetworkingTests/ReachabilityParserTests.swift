@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// rtnetlink parsing on byte fixtures. The address, route, lookup and error messages were
 /// captured from the kernel (6.18, x86_64) in a namespace with `lo` up and `eth0` (a veth,

@@ -1,5 +1,6 @@
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The pure parts: the status rules (reducer), the interface classification, and the
 /// `getifaddrs` conversion, on fixtures.

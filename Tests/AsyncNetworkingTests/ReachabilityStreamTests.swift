@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// `NetworkReachability`'s public behaviour: the current status at once, each change exactly
 /// once, streams that end, waiting, typed errors.

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Network namespaces for the live reachability tests: each test makes its own (unique names,
 /// so parallel runs and parallel processes never clash) and deletes them however it ends, which

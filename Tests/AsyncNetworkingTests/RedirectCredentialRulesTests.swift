@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Credentials and schemes on redirects: a credential never follows a redirect to another origin,
 /// whatever the status or the source of the header, and a redirect to another scheme is refused.

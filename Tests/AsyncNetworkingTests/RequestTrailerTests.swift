@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Request trailers (issue 23, point 3): fields sent after a streamed body's last chunk, read back
 /// from the raw bytes a socket server recorded; hostile or forbidden fields are refused with a

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// `/raw` on the loopback server, answering with exactly `response` (then closing).
 func rawResponseURL(_ server: LoopbackServer, _ response: String) -> URL {

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Response trailers as an event (issue 23, point 3): ``TransferEvent/trailers(_:)`` after the last
 /// chunk and before the completion, and ``ResponseBody/trailers`` once a streamed body has ended.

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Chunked responses with trailer fields (issue 20, item 13). FoundationNetworking traps the whole
 /// process on them (see LinuxBehaviour, "Trailers"), before any callback the URLSession transport

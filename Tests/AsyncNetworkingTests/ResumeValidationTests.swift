@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A 206 is appended to a partial file only when it provably continues it; anything else restarts
 /// the download from byte 0 and the file is the current version, byte for byte.

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20, item 9. RULE: a resumed download sends `If-Range` only with a strong `ETag`, or with
 /// `Last-Modified` when the response had no `ETag` at all; a 206 is appended only when every

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20, item 6. RULE: no `Double` → integer or `Duration` conversion in the library traps.
 /// `.infinity`, `Double(Int.max)`, `.greatestFiniteMagnitude` and other huge values mean "no

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Records what a ``ServerTrustEvaluator`` was asked, and can hold its answer back until released.
 final class EvaluatorProbe: Sendable {

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Policies per host, redirects, connection reuse across policies, HTTPS-only, the URLSession
 /// transport failing closed, and mutual TLS — against real TLS servers.

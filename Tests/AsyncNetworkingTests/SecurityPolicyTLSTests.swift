@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Runs `body` against a TLS server presenting `leaf`, with a curl manager under `policy`; stops
 /// both afterwards, within a deadline that only catches hangs.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The pure parts of the security layer: pins, PEM, the host table, the curl options a policy
 /// becomes, and how libcurl's TLS failures are classified.

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Session rules at the edges: a released manager ends every open stream, a vanished upload file
 /// fails typed, a cancel is never lost, events are shared, and limits apply only to bodies.

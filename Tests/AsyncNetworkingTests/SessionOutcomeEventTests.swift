@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Issue 20 items 10 and 19(d). Rule: the session-wide completion events
 /// (``TransferActivity/completed(_:)`` and ``SessionEvent/transferCompleted(_:_:)``) carry the

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 extension Tag {
     /// Long-running leak and soak checks; skipped unless `ASYNCNETWORKING_SOAK=1`.

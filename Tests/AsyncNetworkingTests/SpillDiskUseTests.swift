@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The spill file's disk use follows the backlog, not the total ever spilled.
 @Suite struct SpillDiskUseTests {

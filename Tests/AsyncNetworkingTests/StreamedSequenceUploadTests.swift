@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// An `AsyncSequence` body on curl goes out as it is produced (no temporary file), with the
 /// producer held back while the connection cannot take more; one that must be sent again is asked

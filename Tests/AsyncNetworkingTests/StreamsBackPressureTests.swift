@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A slow reader of a decoded stream keeps memory bounded: on curl the server is held back (it
 /// cannot write more than a bound ahead of the reader), on URLSession the transfer's buffer keeps at

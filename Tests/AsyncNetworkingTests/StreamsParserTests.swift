@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The pure parts of decoded streams: the line splitter and the Server-Sent Events parser, fed with
 /// every way of cutting the input into chunks.

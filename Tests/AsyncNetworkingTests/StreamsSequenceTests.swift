@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The decoded sequences over any `AsyncSequence` of `Data`, without a server.
 @Suite("Streams sequences over Data chunks")

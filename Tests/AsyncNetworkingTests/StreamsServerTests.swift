@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Decoded streams against the loopback server's `/sse` and `/ndjson/N` routes, on the default
 /// transport (`ASYNCNETWORKING_TRANSPORT=urlsession` runs them on URLSession).

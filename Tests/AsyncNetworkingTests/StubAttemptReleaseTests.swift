@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Rule: nothing an attempt retained while reporting under its lock is released inside that lock.
 /// The last release of a manager runs its `deinit`, which releases the stubs transport, whose

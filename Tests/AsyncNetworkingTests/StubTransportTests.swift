@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Synchronization
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A stubbed manager runs on `StubTransport`: the Session layer's rules (redirects, credential
 /// scope, challenges, limits, cancellation, invalidation) run as on curl, and every attempt is

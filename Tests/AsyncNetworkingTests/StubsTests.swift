@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A user's code under test (an HTTPClient with a base URL, decoding, uploads, downloads, event
 /// loops) against `HTTPStubs`, with no server.

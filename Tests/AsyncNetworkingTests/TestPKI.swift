@@ -1,5 +1,6 @@
 import Foundation
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A throwaway PKI made once per test process with the `openssl` command, in a temporary
 /// directory: a root CA and an intermediate; leaves for 127.0.0.1 / localhost signed by the

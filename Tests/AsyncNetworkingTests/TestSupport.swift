@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Thrown by ``withDeadline(_:_:)`` when the body overran: the test fails instead of hanging.
 struct DeadlineExceeded: Error, CustomStringConvertible {

@@ -8,7 +8,8 @@ import Glibc
 import Synchronization
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Regression tests for the per-transfer defects found while writing ``TransferStateMachine``
 /// (issue 21): late decisions, pauses that never landed, refused redirects that waited for

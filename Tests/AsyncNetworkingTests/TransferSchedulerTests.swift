@@ -1,5 +1,6 @@
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 @Suite("TransferScheduler state machine")
 struct TransferSchedulerTests {

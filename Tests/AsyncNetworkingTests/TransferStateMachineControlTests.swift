@@ -1,5 +1,6 @@
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Whole transfers through ``TransferStateMachine``: the response hook, cancel, pause (both
 /// styles), invalidation.

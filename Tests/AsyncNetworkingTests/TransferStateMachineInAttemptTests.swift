@@ -1,5 +1,6 @@
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Redirects a transport follows inside its own attempt (URLSession asks its delegate and then
 /// follows, or reports the 3xx itself): the answers ``TransferStateMachine/RedirectAnswer/followInAttempt(_:)``

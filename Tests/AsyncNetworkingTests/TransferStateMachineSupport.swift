@@ -1,4 +1,5 @@
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Strings for every payload, so the state machine's tests need no network objects.
 enum StringPayload: TransferMachinePayload {

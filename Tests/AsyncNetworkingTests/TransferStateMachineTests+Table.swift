@@ -1,4 +1,5 @@
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The table's cells that change something; `nil` means "phase unchanged, no action".
 extension TransferStateMachineTests {

@@ -1,5 +1,6 @@
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Every input in every phase of ``TransferStateMachine``: the resulting phase and actions.
 /// A cell not listed in ``expected(_:_:)`` must leave the phase unchanged and do nothing.

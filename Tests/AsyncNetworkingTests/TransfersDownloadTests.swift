@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Downloads to files: events, destinations, options, error statuses, large bodies.
 @Suite("Transfers downloads")

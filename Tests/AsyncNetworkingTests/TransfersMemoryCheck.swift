@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Peak memory of 1 GiB uploads and downloads. Not a unit test: it runs only with
 /// `ASYNCNETWORKING_MEMORY_CHECK=1`, and reads the kernel's peak resident set size (`VmHWM`), reset

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The multipart builder, and multipart bodies round-tripped through `/multipart`.
 @Suite("Transfers multipart", .serialized)

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Resumable downloads (Range + If-Range) and pause/resume of running downloads.
 @Suite("Transfers resumable downloads")

@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Every upload source, with its progress, against `/upload`. Serialized: these tests count the
 /// temporary files AsyncNetworking leaves in the system temporary directory (none).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Autobahn|Testsuite's client mode, ported: ``WebSocketFuzzingServer`` runs each case of
 /// ``WebSocketFuzzingCases`` against an echo client written with the public API over the real

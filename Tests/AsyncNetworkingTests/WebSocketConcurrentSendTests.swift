@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Many tasks sending on one WebSocket at once: frames are encoded outside the channel's lock
 /// and queued in send-ticket order, so each sender's messages arrive in its order, whole, and —

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Autobahn|Testsuite-style client cases (categories 1–7, 9, 12–13 of `autobahntestsuite/case/`),
 /// ported to what a server sends and what the client must do, and run on the connection machine

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 @Suite("WebSocket compression, flow control and TLS against a real peer", .enabled(if: WebSocketTestServer.python != nil, "python3 is not installed"))
 struct WebSocketFlowTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Masking eight bytes at a time gives exactly the byte-by-byte XOR of RFC 6455 §5.3, for every
 /// length (the 8-byte steps and the tail) and every starting offset into the key.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Interoperability with an independent implementation: the PyPI `websockets` server.
 /// CI installs it (`python3 -m pip install websockets`); without it these tests are skipped.

@@ -3,7 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// A WebSocket goes through the manager's proxy like an HTTP request: a `CONNECT` tunnel carrying
 /// the proxy credential, which never reaches the origin.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// Starts a ``WebSocketTestServer`` on a thread of its own: it blocks until the python peer prints
 /// its port, which must not hold a thread of the cooperative pool while the suite runs in parallel.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworking
+@testable import AsyncNetworkingCore
+@testable import AsyncNetworkingHTTP
 
 /// The security policy and its ``ServerTrustEvaluator`` on `wss`, as for HTTP over curl: the
 /// evaluator is asked once per connection after curl's checks, before any byte of the opening

@@ -1,0 +1,66 @@
+/// Per-transfer settings.
+public struct TransferOptions: Sendable, Hashable {
+    /// How the event stream bounds memory for a slow consumer. Default ``BufferPolicy/default``.
+    public var buffer: BufferPolicy
+    /// Fails the transfer with ``NetworkingError/Kind/responseTooLarge(limit:)`` when the body is
+    /// larger: at once from `Content-Length`, or while streaming (bytes after decompression).
+    /// Default `nil` (no limit).
+    public var maxResponseBytes: Int64?
+    /// Where the transfer waits when ``SessionManager/maxConcurrentTransfers`` is reached.
+    /// Default ``TransferPriority/normal``.
+    public var priority: TransferPriority
+    /// When `false`, the transfer is registered but not started until ``TransferHandle/resume()``.
+    /// Default `true`.
+    public var startsImmediately: Bool
+    /// How this transfer follows redirects, checked before the manager's redirect hook.
+    /// Default ``RedirectPolicy/follow``.
+    public var redirectPolicy: RedirectPolicy = .follow
+    /// Lets identical in-flight `GET`s share one transfer (request coalescing). Default `false`.
+    ///
+    /// Read by ``SessionManager/data(for:options:)`` (and ``SessionManager/data(from:options:)``)
+    /// and by ``HTTPClient``'s awaiting calls (verbs, `send`) through ``HTTPClient/transferOptions``
+    /// — so it is set per client, or per request with options of its own or a client copy.
+    /// Requests are identical when they are `GET`s without body to the same URL with the same
+    /// header fields (the order aside), timeout, cache policy and other options. While one runs,
+    /// each identical request waits for it instead of starting its own; each caller gets the whole
+    /// body and response. A caller's cancellation ends only its own wait (it throws
+    /// ``NetworkingError/Kind/cancelled``); when the last caller leaves, the transfer is cancelled.
+    /// Nothing is kept once the transfer ended: a later request starts a new one. The shared
+    /// transfer's session completion event carries its transport outcome (no single caller's).
+    /// Handles (``SessionManager/dataTask(with:options:)``), streams, uploads and downloads never
+    /// coalesce.
+    public var coalescesIdenticalRequests = false
+    /// Set by ``HTTPClient`` for the transfers of its calls: their completion events wait for the
+    /// call's outcome (``CompletionHold``). `nil` for manager calls.
+    package var completionHold: CompletionHold?
+
+    /// Creates options; every argument has the default described on its property.
+    public init(
+        buffer: BufferPolicy = .default,
+        maxResponseBytes: Int64? = nil,
+        priority: TransferPriority = .normal,
+        startsImmediately: Bool = true
+    ) {
+        self.buffer = buffer
+        self.maxResponseBytes = maxResponseBytes
+        self.priority = priority
+        self.startsImmediately = startsImmediately
+    }
+
+    /// All defaults.
+    public static let `default` = TransferOptions()
+}
+
+/// The order in which waiting transfers start when the manager's concurrency limit is reached:
+/// all `high` before any `normal`, all `normal` before any `low`, first come first served within one.
+public enum TransferPriority: Int, Sendable, Hashable, Comparable, CaseIterable {
+    /// Starts after every waiting `normal` and `high` transfer.
+    case low = 0
+    /// The default.
+    case normal = 1
+    /// Starts before every waiting `normal` and `low` transfer.
+    case high = 2
+
+    /// `low < normal < high`.
+    public static func < (lhs: TransferPriority, rhs: TransferPriority) -> Bool { lhs.rawValue < rhs.rawValue }
+}
