@@ -17,9 +17,15 @@ let package = Package(
         // Small shared primitives (the TSan-visible lock, calendar and HTTP-date arithmetic), each
         // written once; `package` access only, so nothing here is public API.
         .target(name: "NetworkingPrimitives"),
+        // What crosses the seam between the Session layer and a transport: attempt events, response
+        // heads, the error type, TLS security values, proxy servers.
+        .target(name: "TransportSeam", dependencies: ["NetworkingPrimitives"]),
+        // libcurl's multi interface on a thread of its own (dlopen'd through CCurlShim): where curl
+        // is driven. Knows requests, heads, bytes and TLS trust; nothing of sessions or transfers.
+        .target(name: "CurlTransport", dependencies: ["CCurlShim", "TransportSeam", "NetworkingPrimitives"]),
         // The core: the session actor, the transfer state machine, transfers, batches, errors,
         // security values, reachability, cookies, WebSockets and the transports under the seam.
-        .target(name: "AsyncNetworkingCore", dependencies: ["CCurlShim", "NetworkingPrimitives"]),
+        .target(name: "AsyncNetworkingCore", dependencies: ["TransportSeam", "CurlTransport", "NetworkingPrimitives"]),
         // The HTTP layer over the core: client, serializers, pipeline, cache, streams.
         .target(name: "AsyncNetworkingHTTP", dependencies: ["AsyncNetworkingCore", "NetworkingPrimitives"]),
         // What users import: re-exports the layers above (and holds the DocC catalog).
@@ -35,7 +41,7 @@ let package = Package(
         .testTarget(name: "AnfetchTests", dependencies: ["AnfetchKit", "AsyncNetworking", "LoopbackServer"]),
         .testTarget(
             name: "AsyncNetworkingTests",
-            dependencies: ["AsyncNetworking", "AsyncNetworkingCore", "AsyncNetworkingHTTP", "LoopbackServer"]
+            dependencies: ["AsyncNetworking", "AsyncNetworkingCore", "AsyncNetworkingHTTP", "TransportSeam", "CurlTransport", "LoopbackServer"]
         ),
         .testTarget(name: "NetworkingPrimitivesTests", dependencies: ["NetworkingPrimitives"]),
         .testTarget(

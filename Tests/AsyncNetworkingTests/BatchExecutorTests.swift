@@ -5,6 +5,8 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// A batch's members run on the executor the runner is given (none: the global executor); data

@@ -4,6 +4,8 @@ import FoundationNetworking
 #endif
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Helpers shared by the Batch test suites.

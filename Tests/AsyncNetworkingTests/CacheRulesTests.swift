@@ -4,6 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// The pure rules of the HTTP cache (RFC 9111): parsing, freshness, storability, decisions,

@@ -5,6 +5,8 @@ import FoundationNetworking
 import LoopbackServer
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Issue 23, item 8: the default `User-Agent` (both transports), and the connection identifier

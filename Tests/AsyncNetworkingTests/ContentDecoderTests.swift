@@ -2,6 +2,8 @@
 import Foundation
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// ``ContentDecoder`` without I/O: every coding decodes the same whether input arrives whole or one

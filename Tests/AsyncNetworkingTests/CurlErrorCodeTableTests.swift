@@ -4,6 +4,8 @@ import Foundation
 import FoundationNetworking
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 7 (the error-code part). The rule: every `CURLcode` libcurl can end a transfer

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 @Suite("Curl loop: uploads")

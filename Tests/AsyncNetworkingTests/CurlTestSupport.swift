@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Collects the batches a `CurlMultiLoop` hands over, per transfer, and lets tests await completions.

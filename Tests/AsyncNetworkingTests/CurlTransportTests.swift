@@ -5,6 +5,8 @@ import Synchronization
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// What only the curl transport does, through the public API of `SessionManager`.

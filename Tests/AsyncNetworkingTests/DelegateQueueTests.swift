@@ -4,6 +4,8 @@ import Foundation
 import FoundationNetworking
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// The delegate queue's backpressure gate, driven directly (no URLSession): the thread adding

@@ -4,6 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Full duplex on curl (issue 23, point 2): ``SessionManager/stream(for:from:trailers:options:)``

@@ -5,6 +5,8 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Error descriptions never print URL credentials, query values or credential header values.

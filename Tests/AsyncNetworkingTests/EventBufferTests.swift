@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// The stream state machine, without I/O: ordering, coalescing, watermarks, termination.

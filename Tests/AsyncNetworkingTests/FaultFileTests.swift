@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Files that change under a transfer: the error says what happened and where the bytes are.

@@ -5,6 +5,8 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Rule: with `HTTP2Options(pausableTransfers: .http2)`, a streamed body and its streamed response

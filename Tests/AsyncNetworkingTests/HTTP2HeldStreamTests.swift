@@ -4,6 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 20 — rule (the default, ``HTTP2Options/PausableTransfers-swift.enum/http1_1``): a

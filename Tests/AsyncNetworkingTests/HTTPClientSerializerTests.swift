@@ -8,6 +8,8 @@ import FoundationXML
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Client-wide serializer and validation, and the XML and null-stripping JSON serializers.

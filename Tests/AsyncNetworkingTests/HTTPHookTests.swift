@@ -6,6 +6,8 @@ import Testing
 import LoopbackServer
 import Synchronization
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 @Suite("HTTP hooks and limits")

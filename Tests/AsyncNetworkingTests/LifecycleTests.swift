@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 @Suite("Lifecycle, session events, suspend/resume")

@@ -6,6 +6,8 @@ import Synchronization
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Holds a hook until the test releases it, and tells the test when the hook was entered.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Host reachability (the kernel's route lookup) and interface kinds, live in namespaces.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// The Linux monitor against a real kernel: namespaces and veth pairs made by the test, links and

@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Network namespaces for the live reachability tests: each test makes its own (unique names,

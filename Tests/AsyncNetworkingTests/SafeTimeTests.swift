@@ -5,6 +5,8 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20, item 6. RULE: no `Double` → integer or `Duration` conversion in the library traps.

@@ -1,5 +1,7 @@
 import Foundation
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc

@@ -5,6 +5,8 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// An `AsyncSequence` body on curl goes out as it is produced (no temporary file), with the

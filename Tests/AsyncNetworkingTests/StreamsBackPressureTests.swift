@@ -5,6 +5,8 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// A slow reader of a decoded stream keeps memory bounded: on curl the server is held back (it

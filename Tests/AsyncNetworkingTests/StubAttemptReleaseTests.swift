@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Rule: nothing an attempt retained while reporting under its lock is released inside that lock.

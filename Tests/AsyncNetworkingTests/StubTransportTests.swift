@@ -5,6 +5,8 @@ import FoundationNetworking
 import Synchronization
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// A stubbed manager runs on `StubTransport`: the Session layer's rules (redirects, credential

@@ -9,6 +9,8 @@ import Synchronization
 import Testing
 import LoopbackServer
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Regression tests for the per-transfer defects found while writing ``TransferStateMachine``

@@ -1,4 +1,6 @@
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Strings for every payload, so the state machine's tests need no network objects.

@@ -1,4 +1,6 @@
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// The table's cells that change something; `nil` means "phase unchanged, no action".

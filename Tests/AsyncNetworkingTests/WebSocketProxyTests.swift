@@ -4,6 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// A WebSocket goes through the manager's proxy like an HTTP request: a `CONNECT` tunnel carrying

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// Starts a ``WebSocketTestServer`` on a thread of its own: it blocks until the python peer prints

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
+@testable import TransportSeam
 @testable import AsyncNetworkingHTTP
 
 /// The security policy and its ``ServerTrustEvaluator`` on `wss`, as for HTTP over curl: the

@@ -13,10 +13,10 @@ import FoundationNetworking
 /// other than HTAB. What FoundationNetworking already refused (a line without a colon, a NUL, a
 /// name with a space) never reaches this point: it fails the task, reported as
 /// ``NetworkingError/Kind/transport(_:)`` `.badServerResponse`.
-enum ResponseHeadValidation {
+package enum ResponseHeadValidation {
     /// Why `response`'s fields break the rules, or `nil` when they do not. The text names the rule,
     /// never a field's value (it may hold a secret).
-    static func problem(in response: HTTPURLResponse) -> String? {
+    package static func problem(in response: HTTPURLResponse) -> String? {
         for (key, value) in response.allHeaderFields {
             guard let name = key.base as? String else { continue }
             if name.isEmpty || !name.utf8.allSatisfy(isTokenByte) {
@@ -30,7 +30,7 @@ enum ResponseHeadValidation {
     }
 
     /// `tchar` of RFC 9110 §5.6.2.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
+    package static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
             return true
@@ -40,7 +40,7 @@ enum ResponseHeadValidation {
     }
 
     /// VCHAR, obs-text, SP or HTAB (RFC 9110 §5.5): anything but the other C0 controls and DEL.
-    static func isFieldValueByte(_ byte: UInt8) -> Bool {
+    package static func isFieldValueByte(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: "\t") || (byte >= 0x20 && byte != 0x7F)
     }
 

@@ -16,8 +16,8 @@ import CCurlShim
 /// TLS options (`CURLOPT_CAINFO`, `CURLOPT_PINNEDPUBLICKEY`, …) apply to the origin through a
 /// tunnel; the proxy options for an `https://` proxy (`CURLOPT_PROXY_*`) are never set, as such
 /// proxies are not supported.
-enum CurlProxyOptions {
-    static func apply(_ options: CurlTransferOptions, to easy: OpaquePointer) throws(CurlConfigurationError) {
+package enum CurlProxyOptions {
+    package static func apply(_ options: CurlTransferOptions, to easy: OpaquePointer) throws(CurlConfigurationError) {
         guard let proxy = options.proxy else {
             if !options.usesEnvironmentProxy { try CurlEasyConfiguration.set(easy, ANCURLOPT_PROXY, string: "") }
             return

@@ -255,7 +255,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
     }
 
     /// The URL without user, password, query or fragment (queries often carry tokens).
-    static func redacted(_ url: URL?) -> String {
+    package static func redacted(_ url: URL?) -> String {
         Redaction.url(url)
     }
 

@@ -7,12 +7,12 @@ import CCurlShim
 /// ``load()`` runs `dlopen` and `dlsym` for every function the shim uses and `curl_global_init`
 /// exactly once per process (under `pthread_once` in the C shim); later calls return the first
 /// outcome at once. Every other curl call in this folder happens after a successful `load()`.
-enum CurlLibrary {
+package enum CurlLibrary {
     /// The file name passed to `dlopen`.
     static let libraryName = "libcurl.so.4"
 
     /// Loads the library once; throws the same error on every call if that failed.
-    static func load() throws(CurlLibraryError) {
+    package static func load() throws(CurlLibraryError) {
         if let message = loadResult { throw CurlLibraryError(message: message) }
     }
 
@@ -36,10 +36,10 @@ enum CurlLibrary {
 /// libcurl could not be loaded: `libcurl.so.4` is missing, lacks a function this library needs
 /// (7.68 or later is required for `curl_multi_poll`/`curl_multi_wakeup`), or `curl_global_init`
 /// failed. ``message`` names the library and the failing step.
-struct CurlLibraryError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct CurlLibraryError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What failed, naming `libcurl.so.4`.
-    let message: String
+    package let message: String
 
-    var description: String { message }
+    package var description: String { message }
 }
 #endif

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// Maps libcurl's `CURLcode`s to the `URLError.Code`s the rest of the library already speaks
 /// (`NetworkingError.Kind.transport`). A pure function; the numbers are libcurl's (curl.h).
-enum CurlErrorMapping {
+package enum CurlErrorMapping {
     /// The `URLError.Code` for a failed transfer's `CURLcode`, or `nil` for 0 (success).
     ///
     /// Every code libcurl 7.88–8.x defines has a meaning here (the rule: no `CURLcode` a transfer
@@ -23,7 +23,7 @@ enum CurlErrorMapping {
     ///   call from a callback, an unusable poll) → `.resourceUnavailable`;
     /// - codes of protocols this library never enables (FTP, TFTP, LDAP, SSH, RTSP) map by
     ///   meaning, so a table over every code has no hole.
-    static func urlErrorCode(for code: Int32) -> URLError.Code? {
+    package static func urlErrorCode(for code: Int32) -> URLError.Code? {
         switch code {
         case 0: return nil
         case 1, 4: return .unsupportedURL // UNSUPPORTED_PROTOCOL, NOT_BUILT_IN

@@ -19,7 +19,7 @@ extension NetworkingError {
     /// - `-1` when libcurl could not decode an encoded body (corrupt data, a checksum mismatch,
     ///   bytes after the end of the stream) → `.cannotDecodeContentData`.
     /// The original error stays in ``underlyingError`` and its text in ``message``.
-    static func transport(
+    package static func transport(
         _ error: any Error,
         request: URLRequest?,
         response: HTTPURLResponse?,

@@ -14,15 +14,17 @@ import Foundation
 ///
 /// Every transfer started gets exactly one ``CurlEvent/completed(_:_:)``: when curl finishes it,
 /// when it is cancelled, or at shutdown.
-final class CurlMultiLoop: Sendable {
+package final class CurlMultiLoop: Sendable {
     /// Settings of the multi handle and the loop.
-    struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
+        package init() {}
+
         /// `CURLMOPT_MAX_HOST_CONNECTIONS`: open connections per host; more transfers wait inside
         /// curl for one. Default 6. 0 means no limit.
-        var maxHostConnections = 6
+        package var maxHostConnections = 6
         /// `CURLMOPT_MAX_CONCURRENT_STREAMS`: streams per HTTP/2 connection (the server's
         /// limit applies too); past it curl opens another connection. Default 100 (curl's).
-        var maxConcurrentStreams = 100
+        package var maxConcurrentStreams = 100
         /// `CURLMOPT_MAX_TOTAL_CONNECTIONS`. Default 0 (no limit).
         var maxTotalConnections = 0
         /// `CURLMOPT_MAXCONNECTS`: idle connections kept open for reuse. Default 64 (curl's own
@@ -42,9 +44,9 @@ final class CurlMultiLoop: Sendable {
 
     private let mailbox: CurlLoopMailbox
     /// Runs jobs on the loop thread: the executor of the ``SessionManager`` that owns this loop.
-    let executor: CurlLoopExecutor
+    package let executor: CurlLoopExecutor
     /// The loop thread as a task executor (see ``CurlLoopTaskExecutor``).
-    let taskExecutor: CurlLoopTaskExecutor
+    package let taskExecutor: CurlLoopTaskExecutor
 
     /// Loads libcurl, creates the multi handle and starts the loop thread.
     ///
@@ -52,7 +54,7 @@ final class CurlMultiLoop: Sendable {
     ///   cannot be created.
     /// `fallback` is where ``executor`` runs jobs once the loop thread has exited (default: a
     /// serial queue of its own).
-    init(
+    package init(
         configuration: Configuration = .default,
         fallback: DispatchQueue = DispatchQueue(label: "AsyncNetworking.curl.fallback"),
         handler: @escaping @Sendable ([CurlEvent]) -> Void
@@ -99,7 +101,7 @@ final class CurlMultiLoop: Sendable {
     ///
     /// - Throws: ``CurlRequestError`` for a request that cannot be sent (see
     ///   ``CurlRequest/validate()``) or after ``shutdown()``; nothing was started then.
-    func start(_ request: CurlRequest) throws(CurlRequestError) -> CurlTransferID {
+    package func start(_ request: CurlRequest) throws(CurlRequestError) -> CurlTransferID {
         try request.validate()
         guard let id = mailbox.postStart(request) else { throw CurlRequestError("the curl loop is shut down") }
         return id
@@ -107,30 +109,30 @@ final class CurlMultiLoop: Sendable {
 
     /// Cancels a transfer: it is removed from curl and completes with ``CurlCompletion/wasCancelled``
     /// (unless it completed first). Unknown or finished ids are ignored.
-    func cancel(_ id: CurlTransferID) { mailbox.post(.cancel(id)) }
+    package func cancel(_ id: CurlTransferID) { mailbox.post(.cancel(id)) }
 
     /// Stops reading the transfer's response: the server feels TCP back-pressure once the socket
     /// buffers fill; other transfers are not affected.
-    func pauseReceiving(_ id: CurlTransferID) { mailbox.post(.pauseReceiving(id)) }
+    package func pauseReceiving(_ id: CurlTransferID) { mailbox.post(.pauseReceiving(id)) }
 
     /// Undoes ``pauseReceiving(_:)``; bytes curl held back arrive first.
-    func resumeReceiving(_ id: CurlTransferID) { mailbox.post(.resumeReceiving(id)) }
+    package func resumeReceiving(_ id: CurlTransferID) { mailbox.post(.resumeReceiving(id)) }
 
     /// Reports that the consumer has used `totalBytes` of the transfer's body so far (a running
     /// total). With ``CurlTransferOptions/receiveWindow`` set, the transfer pauses itself once it has
     /// delivered `window` bytes more than were consumed, and resumes when this report makes room.
-    func didConsume(_ id: CurlTransferID, totalBytes: Int64) { mailbox.post(.consumed(id, totalBytes: totalBytes)) }
+    package func didConsume(_ id: CurlTransferID, totalBytes: Int64) { mailbox.post(.consumed(id, totalBytes: totalBytes)) }
 
     /// Stops sending the request body until ``resumeSending(_:)``.
-    func pauseSending(_ id: CurlTransferID) { mailbox.post(.pauseSending(id)) }
+    package func pauseSending(_ id: CurlTransferID) { mailbox.post(.pauseSending(id)) }
 
     /// Resumes sending: after ``pauseSending(_:)``, or after a ``CurlBodyProducer`` answered
     /// ``CurlBodyRead/wouldBlock`` (curl asks it again).
-    func resumeSending(_ id: CurlTransferID) { mailbox.post(.resumeSending(id)) }
+    package func resumeSending(_ id: CurlTransferID) { mailbox.post(.resumeSending(id)) }
 
     /// Starts shutting down without waiting: every transfer gets a cancelled completion, every
     /// handle is freed, and the thread exits. Later ``start(_:)`` calls throw. Idempotent.
-    func requestShutdown() { mailbox.requestShutdown() }
+    package func requestShutdown() { mailbox.requestShutdown() }
 
     /// Shuts down (see ``requestShutdown()``) and suspends until the loop thread has delivered
     /// its last batch and exited.

@@ -7,35 +7,35 @@ import Foundation
 /// match the ones it was made with (CA blob, verify flags, pinned key, client certificate), so a
 /// connection verified under one policy is never taken by a transfer of another. Connections of
 /// ``SecurityPolicy/Evaluation/disabled`` are also closed after their transfer and keep no session.
-struct CurlTLSOptions: Sendable, Hashable {
+package struct CurlTLSOptions: Sendable, Hashable {
     /// `CURLOPT_SSL_VERIFYPEER`. Default `true`.
-    var verifiesPeer = true
+    package var verifiesPeer = true
     /// `CURLOPT_SSL_VERIFYHOST` 2 (`true`) or 0. Default `true`.
-    var verifiesHost = true
+    package var verifiesHost = true
     /// PEM certificates trusted instead of the system's roots (`CURLOPT_CAINFO_BLOB`, or a private
     /// temporary file for `CURLOPT_CAINFO` before libcurl 7.77; `CURLOPT_CAPATH` cleared). Default `nil`.
-    var trustedRootsPEM: Data?
+    package var trustedRootsPEM: Data?
     /// `CURLOPT_PINNEDPUBLICKEY`: `sha256//a;sha256//b`. Default `nil`.
-    var pinnedPublicKeys: String?
+    package var pinnedPublicKeys: String?
     /// `CURLOPT_SSLCERT` (PEM). Default `nil`.
-    var clientCertificatePath: String?
+    package var clientCertificatePath: String?
     /// `CURLOPT_SSLKEY` (PEM). Default `nil`.
-    var clientKeyPath: String?
+    package var clientKeyPath: String?
     /// `CURLOPT_KEYPASSWD`. Default `nil`.
-    var keyPassphrase: String?
+    package var keyPassphrase: String?
     /// No TLS session cache, and the connection is closed after the transfer
     /// (`CURLOPT_SSL_SESSIONID_CACHE` 0, `CURLOPT_FORBID_REUSE` 1). Default `false`.
-    var isolatesConnection = false
+    package var isolatesConnection = false
     /// Asked before the first request on each new connection (`CURLOPT_PREREQFUNCTION`, see
     /// `CurlServerTrustGate`); a reused connection must have been accepted by this same evaluator.
     /// Default `nil`.
-    var serverTrustEvaluator: ServerTrustEvaluator?
+    package var serverTrustEvaluator: ServerTrustEvaluator?
 
     /// libcurl's defaults.
     init() {}
 
     /// The settings that enforce `policy`.
-    init(policy: SecurityPolicy) {
+    package init(policy: SecurityPolicy) {
         verifiesHost = policy.validatesDomainName
         switch policy.evaluation {
         case .default:

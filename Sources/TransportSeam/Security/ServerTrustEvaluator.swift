@@ -48,7 +48,7 @@ public struct ServerTrustEvaluator: Sendable, Hashable {
     /// How long the transport waits for an answer before it rejects the connection
     /// (``ServerTrustFailureReason/evaluatorTimedOut``). Default 10 seconds.
     public let timeout: Duration
-    let evaluate: Evaluate
+    package let evaluate: Evaluate
     private let identity: Identity
 
     /// An evaluator.
@@ -75,7 +75,7 @@ public struct ServerTrustEvaluator: Sendable, Hashable {
 
     /// A number no other evaluator of this process has: names the connections it accepted (an
     /// object address could be reused by a later evaluator; this cannot).
-    var id: UInt64 { identity.serial }
+    package var id: UInt64 { identity.serial }
 
     private final class Identity: Sendable {
         let serial = Identity.next.add(1, ordering: .relaxed).newValue

@@ -7,7 +7,7 @@
 /// *after* the handshake, with an alert, and often closes at once. When the client writes its
 /// request before reading, the write fails (EPIPE, ECONNRESET, OpenSSL's "bad write retry") and
 /// the alert is never read; the handshake still showed that the server asked for a certificate.
-struct TLSHandshakeNotes: Sendable, Hashable {
+package struct TLSHandshakeNotes: Sendable, Hashable {
     /// The server sent a `CertificateRequest`.
     var certificateRequested = false
     /// We answered with an empty `Certificate` message (no identity).
@@ -18,10 +18,10 @@ struct TLSHandshakeNotes: Sendable, Hashable {
     var alert: UInt8?
 
     /// No notes.
-    init() {}
+    package init() {}
 
     /// From the bits `ancurl_tls_notes_take` returns (flags 1, 2, 4, 8; the alert in bits 8–15).
-    init(bits: UInt32) {
+    package init(bits: UInt32) {
         certificateRequested = bits & 1 != 0
         sentNoCertificate = bits & 2 != 0
         sentCertificate = bits & 4 != 0

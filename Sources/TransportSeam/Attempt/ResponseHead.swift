@@ -9,23 +9,23 @@ import FoundationNetworking
 /// challenges, limits and caching on it directly. An `HTTPURLResponse` — whose initializer
 /// canonicalizes every field name with Foundation's case folding, ~20 µs for a typical head on
 /// Linux — is made from it only where a public API hands one out (``TransferState/response``).
-struct ResponseHead: Sendable, Hashable {
+package struct ResponseHead: Sendable, Hashable {
     /// The status code, 100...999.
-    var statusCode: Int
+    package var statusCode: Int
     /// The version as on the status line: `HTTP/1.0`, `HTTP/1.1`, `HTTP/2` or `HTTP/3`.
-    var httpVersion: String
+    package var httpVersion: String
     /// The reason phrase (empty for HTTP/2 and 3, and when the server sent none).
-    var reasonPhrase: String
+    package var reasonPhrase: String
     /// Every field in the order received, folded continuation lines joined to their field with a
     /// space; duplicates are kept as separate entries.
-    var fields: [(name: String, value: String)]
+    package var fields: [(name: String, value: String)]
     /// The URL this head answered, when the transport knows it better than the request does
     /// (URLSession after a redirect it followed itself). Default `nil`: the attempt's URL.
-    var url: URL?
+    package var url: URL?
     /// The response URLSession made, when the head came from it (reused, never made twice).
-    var foundationResponse: HTTPURLResponse?
+    package var foundationResponse: HTTPURLResponse?
 
-    init(statusCode: Int, httpVersion: String, reasonPhrase: String = "", fields: [(name: String, value: String)] = []) {
+    package init(statusCode: Int, httpVersion: String, reasonPhrase: String = "", fields: [(name: String, value: String)] = []) {
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.reasonPhrase = reasonPhrase
@@ -33,7 +33,7 @@ struct ResponseHead: Sendable, Hashable {
     }
 
     /// The head of a response URLSession delivered (its fields as Foundation holds them).
-    init(_ response: HTTPURLResponse) {
+    package init(_ response: HTTPURLResponse) {
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(response.allHeaderFields.count)
         for (name, value) in response.allHeaderFields {
@@ -66,15 +66,15 @@ struct ResponseHead: Sendable, Hashable {
 
     /// Each `Set-Cookie` value separately, in order (cookie values may contain commas, so they are
     /// best not re-split from the combined field).
-    var setCookies: [String] { values(of: "Set-Cookie") }
+    package var setCookies: [String] { values(of: "Set-Cookie") }
 
     /// Every value of field `name` (ASCII case-insensitive), in order.
-    func values(of name: String) -> [String] {
+    package func values(of name: String) -> [String] {
         fields.compactMap { Self.sameName($0.name, name) ? $0.value : nil }
     }
 
     /// The combined value of field `name` (ASCII case-insensitive), or `nil`.
-    func value(of name: String) -> String? {
+    package func value(of name: String) -> String? {
         var combined: String?
         for field in fields where Self.sameName(field.name, name) {
             combined = combined.map { $0 + ", " + field.value } ?? field.value
@@ -83,22 +83,22 @@ struct ResponseHead: Sendable, Hashable {
     }
 
     /// Whether a field named `name` is present.
-    func contains(_ name: String) -> Bool { fields.contains { Self.sameName($0.name, name) } }
+    package func contains(_ name: String) -> Bool { fields.contains { Self.sameName($0.name, name) } }
 
     /// The body length the head declares (`Content-Length`), when it is one valid number.
-    var contentLength: Int64? {
+    package var contentLength: Int64? {
         guard let value = value(of: "Content-Length"), let length = Int64(value), length >= 0 else { return nil }
         return length
     }
 
     /// The `HTTPURLResponse` for this head received from `url`, or `nil` if Foundation refuses it.
-    func makeHTTPURLResponse(url: URL) -> HTTPURLResponse? {
+    package func makeHTTPURLResponse(url: URL) -> HTTPURLResponse? {
         if let foundationResponse { return foundationResponse }
         return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
     }
 
     /// Field names compare ASCII case-insensitively (RFC 9110 §5.1); no string is allocated.
-    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+    package static func sameName(_ lhs: String, _ rhs: String) -> Bool {
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {
@@ -114,12 +114,12 @@ struct ResponseHead: Sendable, Hashable {
         }
     }
 
-    static func == (lhs: ResponseHead, rhs: ResponseHead) -> Bool {
+    package static func == (lhs: ResponseHead, rhs: ResponseHead) -> Bool {
         lhs.statusCode == rhs.statusCode && lhs.httpVersion == rhs.httpVersion && lhs.reasonPhrase == rhs.reasonPhrase
             && lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(statusCode)
         hasher.combine(httpVersion)
         hasher.combine(fields.count)

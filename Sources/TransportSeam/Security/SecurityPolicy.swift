@@ -102,7 +102,7 @@ public struct SecurityPolicy: Sendable, Hashable {
 
     /// Refuses a policy that would trust nothing or check nothing by mistake: an empty list of
     /// roots, pins or pinned certificates (libcurl would fall back to its defaults for some).
-    func validate(host: String) throws(NetworkingError) {
+    package func validate(host: String) throws(NetworkingError) {
         let empty: String? = switch evaluation {
         case .customRoots(let roots): roots.isEmpty ? "custom roots" : nil
         case .pinnedPublicKeys(let pins, let roots): pins.isEmpty ? "pinned public keys" : roots?.isEmpty == true ? "roots" : nil
@@ -117,7 +117,7 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// Whether this policy asks only for what every transport does by itself (the system's roots,
     /// the host name checked, no client identity, no evaluator). `requiresHTTPS` is checked by the manager
     /// itself, on every transport.
-    var isTransportDefault: Bool {
+    package var isTransportDefault: Bool {
         evaluation == .default && validatesDomainName && clientIdentity == nil && serverTrustEvaluator == nil
     }
 }

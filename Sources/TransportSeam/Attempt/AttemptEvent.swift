@@ -12,7 +12,7 @@ import FoundationNetworking
 /// exactly one ``completed(_:)``, always last. A transport that follows redirects and raises
 /// challenges itself (URLSession) reports ``redirectProposed(_:)`` and ``challenged(_:)`` instead of
 /// the 3xx or 401/407 head, with the answer it waits for: the Session layer decides the same way.
-enum AttemptEvent: Sendable {
+package enum AttemptEvent: Sendable {
     /// A final response head (1xx heads are not reported).
     case head(ResponseHead)
     /// The next body bytes, decoded as the transfer asked.
@@ -32,34 +32,45 @@ enum AttemptEvent: Sendable {
 
 /// A redirect a transport proposes to follow, and how to answer it: the request to send, or
 /// `nil` to stop and take the 3xx as the response. Answered at most once.
-struct RedirectProposal: Sendable {
+package struct RedirectProposal: Sendable {
     /// The 3xx response.
-    var response: HTTPURLResponse
+    package var response: HTTPURLResponse
     /// The request the transport would send next.
-    var newRequest: URLRequest
+    package var newRequest: URLRequest
     /// Answers the transport.
-    var answer: @Sendable (URLRequest?) -> Void
+    package var answer: @Sendable (URLRequest?) -> Void
+
+    package init(response: HTTPURLResponse, newRequest: URLRequest, answer: @escaping @Sendable (URLRequest?) -> Void) {
+        self.response = response
+        self.newRequest = newRequest
+        self.answer = answer
+    }
 }
 
 /// An authentication challenge a transport raised, and how to answer it. Answered at most once.
-struct ChallengeQuestion: Sendable {
+package struct ChallengeQuestion: Sendable {
     /// The challenge, as the transport made it.
-    var challenge: URLAuthenticationChallenge
+    package var challenge: URLAuthenticationChallenge
     /// Answers the transport.
-    var answer: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    package var answer: @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+
+    package init(challenge: URLAuthenticationChallenge, answer: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        self.challenge = challenge
+        self.answer = answer
+    }
 }
 
 /// How an attempt ended.
-struct AttemptOutcome: Sendable {
+package struct AttemptOutcome: Sendable {
     /// `nil` on success; else the failure as the transport maps it (a `URLError` for a network
     /// failure, a ``NetworkingError`` when the transport knows more, e.g. a TLS failure).
-    var error: (any Error)?
+    package var error: (any Error)?
     /// What the transport measured about the connection, when it does.
-    var metrics: ConnectionMetrics?
+    package var metrics: ConnectionMetrics?
     /// The request body could not be read to its end (a file changed or vanished while being sent).
-    var bodyReadFailure: NetworkingError?
+    package var bodyReadFailure: NetworkingError?
 
-    init(error: (any Error)? = nil, metrics: ConnectionMetrics? = nil, bodyReadFailure: NetworkingError? = nil) {
+    package init(error: (any Error)? = nil, metrics: ConnectionMetrics? = nil, bodyReadFailure: NetworkingError? = nil) {
         self.error = error
         self.metrics = metrics
         self.bodyReadFailure = bodyReadFailure

@@ -26,7 +26,7 @@ extension CurlRequest {
 extension CurlCompletion {
     /// The `URLError.Code` for this completion: `nil` on success, `.cancelled` for a cancel,
     /// else ``CurlErrorMapping/urlErrorCode(for:)``.
-    var urlErrorCode: URLError.Code? {
+    package var urlErrorCode: URLError.Code? {
         wasCancelled ? .cancelled : CurlErrorMapping.urlErrorCode(for: code)
     }
 }

@@ -15,7 +15,7 @@ import Foundation
 ///
 /// The answer is awaited by blocking the loop thread (bounded by ``ServerTrustEvaluator/timeout``;
 /// ended at once by a cancel of the transfer or the loop's shutdown, see ``CurlTrustWait``).
-enum CurlServerTrustGate {
+package enum CurlServerTrustGate {
     /// Sets the options the gate needs: the certificate chain gathered, the callback installed.
     static func install(on transfer: CurlTransfer) throws(CurlConfigurationError) {
         let easy = transfer.easy
@@ -77,7 +77,7 @@ enum CurlServerTrustGate {
 
     /// The certificates the server presented on this transfer's new connection, leaf first, or
     /// `nil` when curl gathered none or one is not readable.
-    static func presentedChain(of easy: OpaquePointer) -> [Certificate]? {
+    package static func presentedChain(of easy: OpaquePointer) -> [Certificate]? {
         let count = ancurl_easy_certinfo_count(easy)
         guard count > 0 else { return nil }
         var chain: [Certificate] = []

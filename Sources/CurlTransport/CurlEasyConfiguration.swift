@@ -4,9 +4,9 @@ import Foundation
 import Glibc
 
 /// An easy handle could not be set up for a request; the transfer completes with ``code``.
-struct CurlConfigurationError: Error {
+package struct CurlConfigurationError: Error {
     var code: Int32
-    var message: String
+    package var message: String
 }
 
 /// Turns a ``CurlRequest`` into easy-handle options (loop thread, on a fresh or reset handle).

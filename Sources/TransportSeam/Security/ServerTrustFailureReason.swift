@@ -47,7 +47,7 @@ public enum ServerTrustFailureReason: Sendable, Hashable, CustomStringConvertibl
     }
 
     /// What a sentence says about it, for error messages.
-    var explanation: String {
+    package var explanation: String {
         switch self {
         case .untrustedRoot: "its certificate chain does not lead to a trusted root"
         case .hostNameMismatch: "its certificate does not name the host"
@@ -65,9 +65,9 @@ public enum ServerTrustFailureReason: Sendable, Hashable, CustomStringConvertibl
 
 /// Turns a libcurl TLS failure into a ``ServerTrustFailureReason`` (a pure function; libcurl's
 /// codes, OpenSSL's verification messages as libcurl 7.68–8.x words them).
-enum ServerTrustClassifier {
+package enum ServerTrustClassifier {
     /// The outcome of a failed transfer's `CURLcode` under `evaluation`.
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// Not a TLS failure: map it as any transport error.
         case notTLS
         /// The server failed the policy.
@@ -88,7 +88,7 @@ enum ServerTrustClassifier {
     /// `handshake` and `responseStarted` (a response line arrived) let a connection that ended
     /// right after a handshake in which the server asked for a client certificate be classified
     /// by what the handshake showed, whatever curl's words (see ``TLSHandshakeNotes``).
-    static func classify(
+    package static func classify(
         code: Int32, message: String, evaluation: SecurityPolicy.Evaluation,
         handshake: TLSHandshakeNotes = TLSHandshakeNotes(), responseStarted: Bool = false
     ) -> Outcome {

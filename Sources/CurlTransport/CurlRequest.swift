@@ -2,9 +2,9 @@ import Foundation
 
 /// Everything one curl transfer needs: what to send and how. A plain value; the loop thread turns
 /// it into easy-handle options (see `CurlEasyConfiguration`).
-struct CurlRequest: Sendable {
+package struct CurlRequest: Sendable {
     /// An http or https URL (anything else fails at start with ``CurlRequestError``).
-    var url: URL
+    package var url: URL
     /// The method, e.g. `GET`. `HEAD` is sent with `CURLOPT_NOBODY`; others with a body use
     /// `CURLOPT_UPLOAD` plus `CURLOPT_CUSTOMREQUEST` (so curl adds no `Content-Type` of its own).
     var method: String
@@ -13,16 +13,16 @@ struct CurlRequest: Sendable {
     /// `Accept: */*` is sent unless a field sets `Accept`.
     var headers: [(name: String, value: String)]
     /// The request body. Default ``CurlRequestBody/empty``.
-    var body: CurlRequestBody
+    package var body: CurlRequestBody
     /// Per-transfer settings. Default ``CurlTransferOptions/default``.
-    var options: CurlTransferOptions
+    package var options: CurlTransferOptions
     /// Sends the producer's ``CurlBodyProducer/trailerFields()`` after a chunked body
     /// (`CURLOPT_TRAILERFUNCTION`; see `CurlRequestTrailers`). Needs a ``CurlRequestBody/producer(_:length:)``
     /// body of unknown length and ``CurlHTTPVersion/http1_1``: libcurl 7.88 sends no request
     /// trailers on HTTP/2. Default `false`.
-    var sendsTrailers = false
+    package var sendsTrailers = false
 
-    init(
+    package init(
         url: URL, method: String = "GET", headers: [(name: String, value: String)] = [],
         body: CurlRequestBody = .empty, options: CurlTransferOptions = .default
     ) {
@@ -74,7 +74,7 @@ struct CurlRequest: Sendable {
 }
 
 /// Where a request body comes from.
-enum CurlRequestBody: Sendable {
+package enum CurlRequestBody: Sendable {
     /// No body (named `empty`, not `none`, so it never reads as `Optional.none`).
     case empty
     /// These bytes (sent with their `Content-Length`).
@@ -87,7 +87,7 @@ enum CurlRequestBody: Sendable {
     case producer(any CurlBodyProducer, length: Int64?)
 
     /// The length sent as `Content-Length`, or `nil` for no body / chunked (unknown).
-    var length: Int64? {
+    package var length: Int64? {
         switch self {
         case .empty: nil
         case .data(let data): Int64(data.count)
@@ -98,7 +98,7 @@ enum CurlRequestBody: Sendable {
 }
 
 /// Which HTTP version to negotiate.
-enum CurlHTTPVersion: Sendable, Hashable {
+package enum CurlHTTPVersion: Sendable, Hashable {
     /// HTTP/2 over TLS when ALPN agrees, HTTP/1.1 for cleartext (`CURL_HTTP_VERSION_2TLS`). The default.
     case automatic
     /// HTTP/1.1 only.
@@ -117,7 +117,9 @@ struct CurlCredential: Sendable, Hashable {
 }
 
 /// Per-transfer settings of a ``CurlRequest``.
-struct CurlTransferOptions: Sendable, Hashable {
+package struct CurlTransferOptions: Sendable, Hashable {
+    package init() {}
+
     /// Sends `Accept-Encoding` with every coding the library decodes (unless the request has its
     /// own) and delivers the body decoded by ``CurlBodyDecoding`` — never by libcurl — within the
     /// receive window; a body whose encoded stream does not end properly fails with
@@ -130,18 +132,18 @@ struct CurlTransferOptions: Sendable, Hashable {
     /// milliseconds of the loop's turn. The clock starts when the loop adds the transfer, so time
     /// spent waiting inside curl for a connection (``CurlMultiLoop/Configuration/maxHostConnections``)
     /// counts, as URLSession's request timeout does. Default `nil`: never.
-    var idleTimeout: Duration?
+    package var idleTimeout: Duration?
     /// Fails when the whole transfer takes longer (`CURLOPT_TIMEOUT_MS`). Default `nil`: never.
-    var totalTimeout: Duration?
+    package var totalTimeout: Duration?
     /// Default ``CurlHTTPVersion/automatic``.
-    var httpVersion = CurlHTTPVersion.automatic
+    package var httpVersion = CurlHTTPVersion.automatic
     /// `CURLOPT_PIPEWAIT`: wait for a connection to the origin that is still being made, to
     /// multiplex on it if it becomes HTTP/2, rather than open another. Default `false`.
-    var waitsForMultiplexing = false
+    package var waitsForMultiplexing = false
     /// When `false`, ``receiveWindow`` is dropped once the response head shows HTTP/2: the stream
     /// is never paused for its consumer (libcurl 7.88 would keep up to 32 MiB of a paused stream)
     /// and the consumer's own buffer bounds memory. Over HTTP/1.1 the window applies. Default `true`.
-    var keepsWindowOverHTTP2 = true
+    package var keepsWindowOverHTTP2 = true
     /// Gives the transfer's TLS connection an SSL configuration of its own (an explicit
     /// `CURL_SSLVERSION_MAX_TLSv1_3`, which OpenSSL 3's maximum already is), so libcurl never
     /// shares it with transfers that may multiplex. libcurl 7.88 (`ConnectionExists`) lets a
@@ -149,7 +151,7 @@ struct CurlTransferOptions: Sendable, Hashable {
     /// connection there negotiated h2 ("When not multiplexed, we have a match here!"): its request
     /// is then sent in the middle of another transfer's response (seen as "Received HTTP/0.9").
     /// Set for HTTP/1.1-only transfers over `https`. Default `false`.
-    var keepsOffMultiplexedConnections = false
+    package var keepsOffMultiplexedConnections = false
     /// Answered by curl itself when set. Default `nil` (a 401 is delivered as is).
     /// Never set by ``SessionManager``: the Session layer answers challenges and adds an answered
     /// credential itself, scoped to its origin (``ScopedCredential``); curl follows no redirect,
@@ -157,29 +159,29 @@ struct CurlTransferOptions: Sendable, Hashable {
     var credential: CurlCredential?
     /// When `false`, ignores proxy environment variables (`CURLOPT_PROXY ""`). Default `true`:
     /// `http_proxy`, `https_proxy`, `no_proxy`… as curl reads them.
-    var usesEnvironmentProxy = true
+    package var usesEnvironmentProxy = true
     /// The proxy for this transfer (``CurlProxyOptions``): when set, the environment is not read
     /// and ``usesEnvironmentProxy`` does not matter. Default `nil`.
-    var proxy: ProxyServer?
+    package var proxy: ProxyServer?
     /// Flow control without a round trip: the transfer pauses its receive side by itself (the write
     /// callback answers `CURL_WRITEFUNC_PAUSE`) once it has delivered this many bytes more than the
     /// consumer reported with `CurlMultiLoop.didConsume(_:totalBytes:)`; it may overshoot by one
     /// chunk (at most ``receiveBufferSize``). Counts restart with a replacing response head.
     /// Default `nil`: no window (pause only on command).
-    var receiveWindow: Int?
+    package var receiveWindow: Int?
     /// `CURLOPT_BUFFERSIZE` (the most bytes one write callback delivers). Default `nil`: curl's 16 KiB.
     var receiveBufferSize: Int?
 
     /// TLS verification, pins and client identity. Default: libcurl's (system roots, verified).
-    var tls = CurlTLSOptions()
+    package var tls = CurlTLSOptions()
 
     /// All defaults.
     static let `default` = CurlTransferOptions()
 }
 
 /// A ``CurlRequest`` that cannot be sent; thrown by `start` before anything happens.
-struct CurlRequestError: Error, Sendable, Hashable, CustomStringConvertible {
-    let message: String
+package struct CurlRequestError: Error, Sendable, Hashable, CustomStringConvertible {
+    package let message: String
     init(_ message: String) { self.message = message }
-    var description: String { message }
+    package var description: String { message }
 }

@@ -9,9 +9,9 @@ import Foundation
 /// task's executor (so a quick evaluator would cost no thread hand-off) was tried and dropped, as an
 /// evaluator spinning without suspending then held the loop thread past its timeout and past a
 /// cancel (a test's cancelled transfer took 5 s instead of 0.2 s). Here the bound always holds.
-final class CurlTrustWait: Sendable {
+package final class CurlTrustWait: Sendable {
     /// How the wait ended.
-    enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         case decided(ServerTrustDecision)
         case timedOut
         case cancelled
@@ -25,8 +25,10 @@ final class CurlTrustWait: Sendable {
     private let state = SanitizedMutex(State())
     private let semaphore = DispatchSemaphore(value: 0)
 
+    package init() {}
+
     /// Starts the evaluator in a detached task (it must not inherit the loop thread's context).
-    func start(_ evaluator: ServerTrustEvaluator, _ context: ServerTrustContext) {
+    package func start(_ evaluator: ServerTrustEvaluator, _ context: ServerTrustContext) {
         let task = Task.detached { [self] in
             let decision = await evaluator.evaluate(context)
             resolve(.decided(decision))
@@ -41,7 +43,7 @@ final class CurlTrustWait: Sendable {
     /// Ends the wait with `outcome` unless it already ended; cancels the evaluator's task unless
     /// the outcome is its own answer. Returns whether this call ended it.
     @discardableResult
-    func resolve(_ outcome: Outcome) -> Bool {
+    package func resolve(_ outcome: Outcome) -> Bool {
         let (ended, task) = state.withLock { state -> (Bool, Task<Void, Never>?) in
             guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
@@ -60,7 +62,7 @@ final class CurlTrustWait: Sendable {
 
     /// Blocks the calling thread until the wait ends, at most `timeout` (then ``Outcome/timedOut``).
     /// Each ``poke()`` meanwhile runs `whenPoked` on this thread, then the wait goes on.
-    func wait(timeout: Duration, whenPoked: () -> Void = {}) -> Outcome {
+    package func wait(timeout: Duration, whenPoked: () -> Void = {}) -> Outcome {
         let (seconds, attoseconds) = timeout.components
         let nanoseconds = min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
         let deadline = DispatchTime.now() + .nanoseconds(Int(max(1, nanoseconds)))

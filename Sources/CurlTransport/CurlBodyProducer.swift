@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What one call of ``CurlBodyProducer/read(into:)`` produced.
-enum CurlBodyRead: Sendable, Equatable {
+package enum CurlBodyRead: Sendable, Equatable {
     /// This many bytes (at least 1) were written to the start of the buffer.
     case bytes(Int)
     /// Nothing yet: the transfer's send side pauses (`CURL_READFUNC_PAUSE`) until someone calls
@@ -16,7 +16,7 @@ enum CurlBodyRead: Sendable, Equatable {
 /// A pull-based request body. ``read(into:)`` is called on the loop thread whenever curl wants
 /// bytes; it must not block (answer ``CurlBodyRead/wouldBlock`` instead and resume the transfer's
 /// send side once bytes are available).
-protocol CurlBodyProducer: AnyObject, Sendable {
+package protocol CurlBodyProducer: AnyObject, Sendable {
     /// Fills a prefix of `buffer` (never empty).
     func read(into buffer: UnsafeMutableRawBufferPointer) -> CurlBodyRead
     /// Trailer fields to send after the body (asked once, after ``read(into:)`` answered
@@ -25,7 +25,7 @@ protocol CurlBodyProducer: AnyObject, Sendable {
 }
 
 extension CurlBodyProducer {
-    func trailerFields() -> [(name: String, value: String)] { [] }
+    package func trailerFields() -> [(name: String, value: String)] { [] }
 }
 
 /// A ready-made producer: other threads ``write(_:)`` chunks and ``finish(failure:)``; the loop
@@ -33,7 +33,7 @@ extension CurlBodyProducer {
 /// (typically `{ loop.resumeSending(id) }`), so a paused send side wakes up.
 ///
 /// Memory: chunks are held until sent; a writer that must stay bounded checks ``bufferedBytes``.
-final class CurlBodyPipe: CurlBodyProducer {
+package final class CurlBodyPipe: CurlBodyProducer {
     private struct State: Sendable {
         var chunks: [[UInt8]] = []
         var offsetInFirst = 0
@@ -51,10 +51,10 @@ final class CurlBodyPipe: CurlBodyProducer {
 
     private let state = SanitizedMutex(State())
 
-    init() {}
+    package init() {}
 
     /// Sets the closure called after each write and at finish (replacing any earlier one).
-    func onReadable(_ readable: @escaping @Sendable () -> Void) {
+    package func onReadable(_ readable: @escaping @Sendable () -> Void) {
         state.withLock { $0.readable = readable }
     }
 
@@ -62,7 +62,7 @@ final class CurlBodyPipe: CurlBodyProducer {
     var bufferedBytes: Int { state.withLock { $0.buffered } }
 
     /// Appends a chunk (ignored after ``finish(failure:)``).
-    func write(_ bytes: some Sequence<UInt8>) {
+    package func write(_ bytes: some Sequence<UInt8>) {
         let chunk = Array(bytes)
         let readable = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.finished, !state.closed, !chunk.isEmpty else { return nil }
@@ -77,7 +77,7 @@ final class CurlBodyPipe: CurlBodyProducer {
     /// is closed, or the calling task is cancelled: a producer that waits here before each write
     /// is held back by the connection, and memory stays bounded by `limit` plus one chunk.
     /// One waiter at a time.
-    func waitForRoom(below limit: Int) async {
+    package func waitForRoom(below limit: Int) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
@@ -98,7 +98,7 @@ final class CurlBodyPipe: CurlBodyProducer {
 
     /// Closes the pipe from the reader's side (the attempt ended): a waiting writer resumes, and
     /// later writes are dropped.
-    func close() {
+    package func close() {
         state.withLock { state in
             state.closed = true
             state.finished = true
@@ -111,16 +111,16 @@ final class CurlBodyPipe: CurlBodyProducer {
     }
 
     /// Sets the trailer fields sent after the body (call before ``finish(failure:)``).
-    func setTrailers(_ fields: [(name: String, value: String)]) {
+    package func setTrailers(_ fields: [(name: String, value: String)]) {
         state.withLock { $0.trailers = fields }
     }
 
-    func trailerFields() -> [(name: String, value: String)] {
+    package func trailerFields() -> [(name: String, value: String)] {
         state.withLock { $0.trailers }
     }
 
     /// Ends the body: after the buffered bytes, with success (`failure` nil) or a read error.
-    func finish(failure: String? = nil) {
+    package func finish(failure: String? = nil) {
         let readable = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.finished else { return nil }
             state.finished = true
@@ -130,7 +130,7 @@ final class CurlBodyPipe: CurlBodyProducer {
         readable?()
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> CurlBodyRead {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> CurlBodyRead {
         state.withLock { state in
             var written = 0
             while written < buffer.count, !state.chunks.isEmpty {

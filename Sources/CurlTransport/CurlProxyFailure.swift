@@ -8,8 +8,8 @@ import Foundation
 /// explicit proxy, to which curl makes the only connection — `CURLE_COULDNT_CONNECT`.
 /// With the environment's proxies a refused connection stays a transport error: curl does not
 /// say whether the proxy or the origin refused it.
-enum CurlProxyFailure {
-    static func error(of completion: CurlCompletion, proxy: ProxyServer?, url: URL) -> NetworkingError? {
+package enum CurlProxyFailure {
+    package static func error(of completion: CurlCompletion, proxy: ProxyServer?, url: URL) -> NetworkingError? {
         let connectCode = completion.metrics.proxyConnectCode
         let reason: String
         switch completion.code {

@@ -30,7 +30,7 @@ enum CurlLoopJob: Sendable {
 /// later switch to the same actor look like a change of task executor, so the runtime enqueues a
 /// new job where none is needed — a hidden suspension point (measured: `withUnsafeContinuation`'s
 /// closure on the actor ran as a later job, after other actor work).
-final class CurlLoopExecutor: SerialExecutor, Sendable {
+package final class CurlLoopExecutor: SerialExecutor, Sendable {
     private let mailbox: CurlLoopMailbox
     /// Where jobs run once the loop thread has exited.
     let fallback: DispatchQueue
@@ -40,13 +40,13 @@ final class CurlLoopExecutor: SerialExecutor, Sendable {
         self.fallback = fallback
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         submit(.job(UnownedJob(job)))
     }
 
     /// Runs `body` on the executor (the loop thread, or the fallback queue once retired) without
     /// creating a task; `body` may enter the actor with `assumeIsolated`.
-    func submit(_ body: @escaping @Sendable () -> Void) {
+    package func submit(_ body: @escaping @Sendable () -> Void) {
         submit(.closure(body))
     }
 
@@ -54,7 +54,7 @@ final class CurlLoopExecutor: SerialExecutor, Sendable {
         mailbox.enqueue(job) { [self] retired in run(retired, onFallback: true) }
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    package func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
@@ -67,7 +67,7 @@ final class CurlLoopExecutor: SerialExecutor, Sendable {
     var isCurrentThread: Bool { mailbox.isOnLoopThread == true }
 
     /// On the loop thread, or on the fallback queue once retired.
-    func checkIsolated() {
+    package func checkIsolated() {
         switch mailbox.isOnLoopThread {
         case true?: return
         case nil: dispatchPrecondition(condition: .onQueue(fallback))
@@ -98,16 +98,16 @@ final class CurlLoopExecutor: SerialExecutor, Sendable {
 /// The curl loop thread as a `TaskExecutor` (``SessionManager/taskExecutor``): jobs of tasks that
 /// prefer it run on the loop thread between turns, in order with the actor's jobs (the same queue),
 /// or on the fallback queue once the loop has exited.
-final class CurlLoopTaskExecutor: TaskExecutor, Sendable {
+package final class CurlLoopTaskExecutor: TaskExecutor, Sendable {
     private let loop: CurlLoopExecutor
 
     init(loop: CurlLoopExecutor) { self.loop = loop }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         loop.submitTaskJob(UnownedJob(job), taskExecutor: asUnownedTaskExecutor())
     }
 
-    func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+    package func asUnownedTaskExecutor() -> UnownedTaskExecutor {
         UnownedTaskExecutor(ordinary: self)
     }
 }
