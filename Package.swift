@@ -23,9 +23,12 @@ let package = Package(
         // libcurl's multi interface on a thread of its own (dlopen'd through CCurlShim): where curl
         // is driven. Knows requests, heads, bytes and TLS trust; nothing of sessions or transfers.
         .target(name: "CurlTransport", dependencies: ["CCurlShim", "TransportSeam", "NetworkingPrimitives"]),
+        // In-process answers for tests: the `HTTPStubs` registry and the stubs transport, which
+        // reports the same attempt events as a network transport (below the core, like curl).
+        .target(name: "AsyncNetworkingTesting", dependencies: ["TransportSeam", "NetworkingPrimitives"]),
         // The core: the session actor, the transfer state machine, transfers, batches, errors,
         // security values, reachability, cookies, WebSockets and the transports under the seam.
-        .target(name: "AsyncNetworkingCore", dependencies: ["TransportSeam", "CurlTransport", "NetworkingPrimitives"]),
+        .target(name: "AsyncNetworkingCore", dependencies: ["TransportSeam", "CurlTransport", "AsyncNetworkingTesting", "NetworkingPrimitives"]),
         // The HTTP layer over the core: client, serializers, pipeline, cache, streams.
         .target(name: "AsyncNetworkingHTTP", dependencies: ["AsyncNetworkingCore", "NetworkingPrimitives"]),
         // What users import: re-exports the layers above (and holds the DocC catalog).
@@ -41,7 +44,7 @@ let package = Package(
         .testTarget(name: "AnfetchTests", dependencies: ["AnfetchKit", "AsyncNetworking", "LoopbackServer"]),
         .testTarget(
             name: "AsyncNetworkingTests",
-            dependencies: ["AsyncNetworking", "AsyncNetworkingCore", "AsyncNetworkingHTTP", "TransportSeam", "CurlTransport", "LoopbackServer"]
+            dependencies: ["AsyncNetworking", "AsyncNetworkingCore", "AsyncNetworkingHTTP", "TransportSeam", "CurlTransport", "AsyncNetworkingTesting", "LoopbackServer"]
         ),
         .testTarget(name: "NetworkingPrimitivesTests", dependencies: ["NetworkingPrimitives"]),
         .testTarget(

@@ -3,4 +3,5 @@
 // users).
 @_exported import TransportSeam
 @_exported import CurlTransport
+@_exported import AsyncNetworkingTesting
 @_exported import NetworkingPrimitives

@@ -8,6 +8,7 @@ import LoopbackServer
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 19(a). Rule: the will-cache hook (``SessionHooks/cache``) runs wherever a

@@ -6,6 +6,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 3. The rule: when the server requires a client certificate and refuses ours (or

@@ -4,6 +4,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// ``ContentDecoder`` without I/O: every coding decodes the same whether input arrives whole or one

@@ -6,6 +6,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 7 (the error-code part). The rule: every `CURLcode` libcurl can end a transfer

@@ -5,6 +5,7 @@ import LoopbackServer
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Collects the batches a `CurlMultiLoop` hands over, per transfer, and lets tests await completions.

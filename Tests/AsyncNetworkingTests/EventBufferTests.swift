@@ -3,6 +3,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// The stream state machine, without I/O: ordering, coalescing, watermarks, termination.

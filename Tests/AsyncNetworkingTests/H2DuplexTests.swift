@@ -4,6 +4,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Full duplex over HTTP/2 (issue 23, point 2): the curl transport against an independent HTTP/2

@@ -7,6 +7,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Rule: with `HTTP2Options(pausableTransfers: .http2)`, a streamed body and its streamed response

@@ -7,6 +7,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Issue 23, item 9: ``HARRecorder`` over a manager's activity and over a pipeline, on the run's

@@ -10,6 +10,7 @@ import LoopbackServer
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Client-wide serializer and validation, and the XML and null-stripping JSON serializers.

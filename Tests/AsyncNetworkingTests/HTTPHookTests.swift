@@ -8,6 +8,7 @@ import Synchronization
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 @Suite("HTTP hooks and limits")

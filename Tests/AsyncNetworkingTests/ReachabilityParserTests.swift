@@ -3,6 +3,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// rtnetlink parsing on byte fixtures. The address, route, lookup and error messages were

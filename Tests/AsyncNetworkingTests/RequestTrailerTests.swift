@@ -6,6 +6,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Request trailers (issue 23, point 3): fields sent after a streamed body's last chunk, read back

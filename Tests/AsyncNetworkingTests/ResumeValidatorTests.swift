@@ -7,6 +7,7 @@ import LoopbackServer
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20, item 9. RULE: a resumed download sends `If-Range` only with a strong `ETag`, or with

@@ -6,6 +6,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Records what a ``ServerTrustEvaluator`` was asked, and can hold its answer back until released.

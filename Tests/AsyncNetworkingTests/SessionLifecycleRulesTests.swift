@@ -7,6 +7,7 @@ import LoopbackServer
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Session rules at the edges: a released manager ends every open stream, a vanished upload file

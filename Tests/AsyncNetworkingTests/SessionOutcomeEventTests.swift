@@ -7,6 +7,7 @@ import LoopbackServer
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20 items 10 and 19(d). Rule: the session-wide completion events

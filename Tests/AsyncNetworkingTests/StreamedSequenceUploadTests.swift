@@ -7,6 +7,7 @@ import LoopbackServer
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// An `AsyncSequence` body on curl goes out as it is produced (no temporary file), with the

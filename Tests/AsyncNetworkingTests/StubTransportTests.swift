@@ -7,6 +7,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// A stubbed manager runs on `StubTransport`: the Session layer's rules (redirects, credential

@@ -2,6 +2,7 @@ import Foundation
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Whole transfers through ``TransferStateMachine``: the response hook, cancel, pause (both

@@ -1,6 +1,7 @@
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Strings for every payload, so the state machine's tests need no network objects.

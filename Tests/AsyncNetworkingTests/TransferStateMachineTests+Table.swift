@@ -1,6 +1,7 @@
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// The table's cells that change something; `nil` means "phase unchanged, no action".

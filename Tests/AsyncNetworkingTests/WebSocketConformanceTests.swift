@@ -3,6 +3,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Autobahn|Testsuite-style client cases (categories 1–7, 9, 12–13 of `autobahntestsuite/case/`),

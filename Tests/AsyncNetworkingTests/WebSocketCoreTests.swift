@@ -3,6 +3,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// A server frame's bytes (unmasked), with any header bits.

@@ -3,6 +3,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// Masking eight bytes at a time gives exactly the byte-by-byte XOR of RFC 6455 §5.3, for every

@@ -6,6 +6,7 @@ import Testing
 @testable import AsyncNetworkingCore
 @testable import CurlTransport
 @testable import TransportSeam
+@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingHTTP
 
 /// A WebSocket goes through the manager's proxy like an HTTP request: a `CONNECT` tunnel carrying

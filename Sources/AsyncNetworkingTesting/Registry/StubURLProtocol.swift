@@ -6,7 +6,7 @@ import FoundationNetworking
 /// The `URLProtocol` of stubbed sessions: finds the task's ``HTTPStubs`` through the task's
 /// description (set from the session's by ``SessionManager``), records the request, and plays the
 /// stub's response to URLSession — head, body pieces, completion — from a task of its own.
-final class StubURLProtocol: URLProtocol {
+package final class StubURLProtocol: URLProtocol {
     /// Whether loading was stopped (cancelled by URLSession), and the task playing the response.
     private struct Loading: Sendable {
         var stopped = false
@@ -15,11 +15,11 @@ final class StubURLProtocol: URLProtocol {
 
     private let loading = SanitizedMutex(Loading())
 
-    override class func canInit(with request: URLRequest) -> Bool { true }
-    override class func canInit(with task: URLSessionTask) -> Bool { true }
-    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+    package override class func canInit(with request: URLRequest) -> Bool { true }
+    package override class func canInit(with task: URLSessionTask) -> Bool { true }
+    package override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
 
-    override func startLoading() {
+    package override func startLoading() {
         let stubs = HTTPStubs.registry(forTaskDescription: task?.taskDescription)
         let recorded = StubRequest(urlRequest: request, body: Self.body(of: request))
         let target = Target(protocolInstance: self, loading: loading)
@@ -31,7 +31,7 @@ final class StubURLProtocol: URLProtocol {
         if stoppedAlready { player.cancel() }
     }
 
-    override func stopLoading() {
+    package override func stopLoading() {
         let player = loading.withLock { state -> Task<Void, Never>? in
             state.stopped = true
             return state.player

@@ -18,7 +18,7 @@ import FoundationNetworking
 ///
 /// The registry is held weakly: once released, every request fails with
 /// ``NetworkingError/Kind/unmatchedStub``.
-final class StubTransport: Sendable {
+package final class StubTransport: Sendable {
     /// A reference to the registry that does not keep it alive.
     private struct WeakStubs: Sendable { weak var stubs: HTTPStubs? }
 
@@ -33,10 +33,10 @@ final class StubTransport: Sendable {
     private let running = SanitizedMutex<[AttemptID: StubAttempt]>([:])
 
     /// Where events go: the manager, held weakly (the manager owns the transport).
-    private struct Relay: Sendable { weak var manager: SessionManager? }
+    private struct Relay: Sendable { weak var sink: (any AttemptEventSink)? }
 
     /// A transport answering from `stubs` (held weakly).
-    init(stubs: HTTPStubs) {
+    package init(stubs: HTTPStubs) {
         registry = WeakStubs(stubs: stubs)
     }
 
@@ -48,9 +48,9 @@ final class StubTransport: Sendable {
     /// The registry, while it lives.
     var stubs: HTTPStubs? { registry.stubs }
 
-    /// Sends this transport's events to `manager` (called once, from the manager's init).
-    func attach(_ manager: SessionManager) {
-        relay.withLock { $0.manager = manager }
+    /// Sends this transport's events to `sink`, the manager (called once, from its init).
+    package func attach(_ sink: any AttemptEventSink) {
+        relay.withLock { $0.sink = sink }
     }
 
     /// Starts an attempt sending `request` with `body`, answered by the registry.
@@ -58,7 +58,7 @@ final class StubTransport: Sendable {
     /// The attempt's closures hold the relay and the table of running attempts, never the
     /// transport: the transport's `deinit` (which cancels attempts, taking their locks) can then
     /// never run inside an attempt's lock.
-    func start(_ request: URLRequest, body: StubUploadBody) -> StubAttempt {
+    package func start(_ request: URLRequest, body: StubUploadBody) -> StubAttempt {
         let id = AttemptID(lastAttempt.add(1, ordering: .relaxed).newValue)
         let attempt = StubAttempt(
             id: id,
@@ -66,9 +66,9 @@ final class StubTransport: Sendable {
                 // Enqueued on the manager's executor (FIFO: order is preserved). The job holds the
                 // manager, but may run and end before this returns: the reference taken here is
                 // handed back so that the attempt releases it after its lock.
-                let manager = relay.withLock { $0.manager }
-                manager?.perform { $0.attempt(id, didReport: event) }
-                return manager
+                let sink = relay.withLock { $0.sink }
+                sink?.enqueue(event, of: id)
+                return sink
             },
             ended: { [running] id in running.withLock { $0[id] = nil } }
         )
@@ -80,7 +80,7 @@ final class StubTransport: Sendable {
 }
 
 /// The request body of a stubbed attempt, as the Session layer hands it over.
-enum StubUploadBody: Sendable {
+package enum StubUploadBody: Sendable {
     /// No body.
     case none
     /// A body in memory (`httpBody` or upload data).
@@ -105,45 +105,11 @@ enum StubUploadBody: Sendable {
 /// An upload's `InputStream` handed to the player task. (`@unchecked`: `InputStream` is not
 /// Sendable; after the hand-off only the player reads it, and the manager looks at its status
 /// only once the attempt reported its completion.)
-final class StubBodyStream: @unchecked Sendable { // reason: InputStream is not Sendable; one reader (the player) after the hand-off
+package final class StubBodyStream: @unchecked Sendable { // reason: InputStream is not Sendable; one reader (the player) after the hand-off
     // reason: `InputStream` is not Sendable; one reader (the player) after the hand-off.
     /// The stream, unopened until the player reads it.
     let stream: InputStream
 
     /// Hands `stream` over (the caller no longer reads it).
-    init(_ stream: InputStream) { self.stream = stream }
-}
-
-extension SessionManager {
-    /// Starts the next attempt of `state` on the stubs transport: the request as built by the
-    /// Session layer, with the transfer's upload (a streamed upload's stream made by `launch`).
-    func startStubAttempt(_ state: TransferState, request: URLRequest, fileLength: Int64, on stubs: StubTransport) -> StubAttempt {
-        let body: StubUploadBody
-        switch state.upload {
-        case .none: body = request.httpBody.map { .data($0) } ?? .none
-        case .data(let data): body = .data(data)
-        case .file(let url): body = .file(url, length: fileLength)
-        case .stream(let streamed):
-            // `launch` made this attempt's stream just before; reading an empty one never happens.
-            let stream = state.takePendingBodyStream() ?? InputStream(data: Data())
-            state.bodyStream = stream
-            body = .stream(StubBodyStream(stream), length: streamed.length)
-        case .sequence:
-            // Never here: a sequence body is spooled to a file for stubs (see
-            // `SessionManager.uploadSource(for:request:)`).
-            body = .none
-        }
-        var sent = request
-        sent.httpBodyStream = nil
-        return stubs.start(sent, body: body)
-    }
-
-    /// After invalidation, reports the session invalid once no stubbed attempt runs.
-    func completeStubInvalidationIfIdle() {
-        guard case .stubs = engine, lifecycle == .finishing || lifecycle == .cancelling,
-              transfersByAttempt.isEmpty, !transfers.values.contains(where: { $0.phase == .running })
-        else { return }
-        delegateQueue.bypassing { underlyingSession.invalidateAndCancel() }
-        sessionDidBecomeInvalid()
-    }
+    package init(_ stream: InputStream) { self.stream = stream }
 }

@@ -16,7 +16,7 @@ import FoundationNetworking
 /// (taking this lock). Paused in place (``setPaused(_:)``, a
 /// transfer's `suspend()`), the player waits before its next head or body piece, as a paused curl
 /// transfer stops reading: the request is not sent again on resume.
-final class StubAttempt: PausableInPlace, Sendable {
+package final class StubAttempt: PausableInPlace, Sendable {
     /// Whether the attempt reported its completion, the task playing the answer, and the pause.
     private struct State: Sendable {
         /// The one completion was reported: nothing more is.
@@ -37,7 +37,7 @@ final class StubAttempt: PausableInPlace, Sendable {
     /// Called once, after the completion was reported (the transport forgets the attempt).
     private let ended: @Sendable (AttemptID) -> Void
     /// Unique among the transport's attempts.
-    let attemptID: AttemptID
+    package let attemptID: AttemptID
 
     /// An attempt that reports through `report` (which must enqueue, never run the event in place)
     /// and calls `ended` once its completion was reported.
@@ -92,7 +92,7 @@ final class StubAttempt: PausableInPlace, Sendable {
 
     /// Stops the player and reports the attempt cancelled (`URLError(.cancelled)`), unless it
     /// already completed: then nothing happens.
-    func cancel() {
+    package func cancel() {
         var retained: (any Sendable)?
         let (cancelled, player, waiters) = state.withLock { state -> (Bool, Task<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             guard !state.completed else { return (false, nil, []) }
@@ -111,7 +111,7 @@ final class StubAttempt: PausableInPlace, Sendable {
     }
 
     /// Pauses (`true`) or resumes (`false`) the player where it stands.
-    func setPaused(_ paused: Bool) {
+    package func setPaused(_ paused: Bool) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.paused = paused
             guard !paused else { return [] }

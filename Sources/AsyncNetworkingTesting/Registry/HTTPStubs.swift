@@ -122,7 +122,7 @@ public final class HTTPStubs: Sendable {
     private static let registries = SanitizedMutex<[String: WeakStubs]>([:])
 
     /// Makes this registry findable from tasks whose description is ``sessionDescription``.
-    func register() {
+    package func register() {
         Self.registries.withLock { registries in
             registries = registries.filter { $0.value.stubs != nil }
             registries[id] = WeakStubs(stubs: self)
@@ -130,7 +130,7 @@ public final class HTTPStubs: Sendable {
     }
 
     /// The description given to the sessions of managers built with this registry.
-    var sessionDescription: String { Self.sessionPrefix + id }
+    package var sessionDescription: String { Self.sessionPrefix + id }
 
     /// The registry a task's description (copied from its session's) names.
     static func registry(forTaskDescription description: String?) -> HTTPStubs? {
@@ -140,7 +140,7 @@ public final class HTTPStubs: Sendable {
     }
 
     /// Whether `session` belongs to a manager built with stubs.
-    static func isStubbed(_ session: URLSession) -> Bool {
+    package static func isStubbed(_ session: URLSession) -> Bool {
         session.sessionDescription?.hasPrefix(sessionPrefix) == true
     }
 }
