@@ -23,12 +23,15 @@ let package = Package(
         // libcurl's multi interface on a thread of its own (dlopen'd through CCurlShim): where curl
         // is driven. Knows requests, heads, bytes and TLS trust; nothing of sessions or transfers.
         .target(name: "CurlTransport", dependencies: ["CCurlShim", "TransportSeam", "NetworkingPrimitives"]),
+        // URLSession (FoundationNetworking on Linux) under the seam: the delegate, its queue with
+        // back-pressure, and the Apple trust evaluation.
+        .target(name: "URLSessionTransport", dependencies: ["TransportSeam", "NetworkingPrimitives"]),
         // In-process answers for tests: the `HTTPStubs` registry and the stubs transport, which
         // reports the same attempt events as a network transport (below the core, like curl).
         .target(name: "AsyncNetworkingTesting", dependencies: ["TransportSeam", "NetworkingPrimitives"]),
         // The core: the session actor, the transfer state machine, transfers, batches, errors,
         // security values, reachability, cookies, WebSockets and the transports under the seam.
-        .target(name: "AsyncNetworkingCore", dependencies: ["TransportSeam", "CurlTransport", "AsyncNetworkingTesting", "NetworkingPrimitives"]),
+        .target(name: "AsyncNetworkingCore", dependencies: ["TransportSeam", "CurlTransport", "URLSessionTransport", "AsyncNetworkingTesting", "NetworkingPrimitives"]),
         // The HTTP layer over the core: client, serializers, pipeline, cache, streams.
         .target(name: "AsyncNetworkingHTTP", dependencies: ["AsyncNetworkingCore", "NetworkingPrimitives"]),
         // What users import: re-exports the layers above (and holds the DocC catalog).
@@ -44,7 +47,7 @@ let package = Package(
         .testTarget(name: "AnfetchTests", dependencies: ["AnfetchKit", "AsyncNetworking", "LoopbackServer"]),
         .testTarget(
             name: "AsyncNetworkingTests",
-            dependencies: ["AsyncNetworking", "AsyncNetworkingCore", "AsyncNetworkingHTTP", "TransportSeam", "CurlTransport", "AsyncNetworkingTesting", "LoopbackServer"]
+            dependencies: ["AsyncNetworking", "AsyncNetworkingCore", "AsyncNetworkingHTTP", "TransportSeam", "CurlTransport", "URLSessionTransport", "AsyncNetworkingTesting", "LoopbackServer"]
         ),
         .testTarget(name: "NetworkingPrimitivesTests", dependencies: ["NetworkingPrimitives"]),
         .testTarget(

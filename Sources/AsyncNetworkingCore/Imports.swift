@@ -3,5 +3,6 @@
 // users).
 @_exported import TransportSeam
 @_exported import CurlTransport
+@_exported import URLSessionTransport
 @_exported import AsyncNetworkingTesting
 @_exported import NetworkingPrimitives

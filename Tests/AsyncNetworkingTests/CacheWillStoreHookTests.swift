@@ -9,6 +9,7 @@ import LoopbackServer
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20 item 19(a). Rule: the will-cache hook (``SessionHooks/cache``) runs wherever a

@@ -5,6 +5,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// ``ContentDecoder`` without I/O: every coding decodes the same whether input arrives whole or one

@@ -8,6 +8,7 @@ import LoopbackServer
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Issue 20, items 1 and 2: no credential from any source — the request's headers, the

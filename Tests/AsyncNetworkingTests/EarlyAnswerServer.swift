@@ -3,6 +3,7 @@ import Foundation
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc

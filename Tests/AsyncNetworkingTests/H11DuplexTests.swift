@@ -7,6 +7,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Full duplex and trailers through the public API against an independent HTTP/1.1 peer (the PyPI

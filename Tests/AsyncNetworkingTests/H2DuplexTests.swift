@@ -5,6 +5,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Full duplex over HTTP/2 (issue 23, point 2): the curl transport against an independent HTTP/2

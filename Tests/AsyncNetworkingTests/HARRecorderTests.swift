@@ -8,6 +8,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Issue 23, item 9: ``HARRecorder`` over a manager's activity and over a pipeline, on the run's

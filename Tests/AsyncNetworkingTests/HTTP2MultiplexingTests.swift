@@ -7,6 +7,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Issue 23 point 4 — HTTP/2 on the curl transport against a real nginx offering `h2` over TLS

@@ -8,6 +8,7 @@ import LoopbackServer
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Multipart forms through the client: parameters as fields, data, file, stream and custom-header parts.

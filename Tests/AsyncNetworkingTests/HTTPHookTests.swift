@@ -9,6 +9,7 @@ import Synchronization
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 @Suite("HTTP hooks and limits")
@@ -174,10 +175,10 @@ struct HTTPHookTests {
             let error = await expectNetworkingError { try await client.request(.get, "bytes/100000") }
             #expect(error?.kind == .cancelled)
             // URLSession will never confirm cancelling a task that has already ended: the transfer
-            // must finish at once, not after the manager's 5 s cancellation watchdog. The watchdog
-            // can never fire early, so 5 s is the bound that tells the two apart (not a speed claim).
-            let decision = try #require(decided.withLock { $0 })
-            #expect(ContinuousClock.now - decision < .seconds(5))
+            // must finish because the manager knows the task is over, not because its 5 s
+            // cancellation watchdog gave up waiting (an outcome, whatever the machine's load).
+            #expect(decided.withLock { $0 } != nil)
+            #expect(await manager.cancellationWatchdogFirings == 0, "the transfer ended without the watchdog")
             #expect(error?.response?.statusCode == 200, "the cancelled response is reported")
             #expect(try await client.get("json", as: Document.self).ok, "allowed responses go on")
             #expect(server.requests.count == 2)

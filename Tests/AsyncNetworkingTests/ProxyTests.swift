@@ -8,6 +8,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Issue 23, item 6: a manager's transfers through real proxies on 127.0.0.1 that the tests start

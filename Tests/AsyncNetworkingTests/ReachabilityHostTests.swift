@@ -4,6 +4,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Host reachability (the kernel's route lookup) and interface kinds, live in namespaces.

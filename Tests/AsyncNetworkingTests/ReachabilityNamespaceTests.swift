@@ -4,6 +4,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// The Linux monitor against a real kernel: namespaces and veth pairs made by the test, links and

@@ -4,6 +4,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// rtnetlink parsing on byte fixtures. The address, route, lookup and error messages were

@@ -7,6 +7,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Request trailers (issue 23, point 3): fields sent after a streamed body's last chunk, read back

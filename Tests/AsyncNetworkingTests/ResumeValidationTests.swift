@@ -8,6 +8,7 @@ import LoopbackServer
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// A 206 is appended to a partial file only when it provably continues it; anything else restarts

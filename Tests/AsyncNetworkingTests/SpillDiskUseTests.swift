@@ -4,6 +4,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// The spill file's disk use follows the backlog, not the total ever spilled.

@@ -5,6 +5,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Rule: nothing an attempt retained while reporting under its lock is released inside that lock.

@@ -8,6 +8,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// A stubbed manager runs on `StubTransport`: the Session layer's rules (redirects, credential

@@ -3,6 +3,7 @@ import Foundation
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// A throwaway PKI made once per test process with the `openssl` command, in a temporary

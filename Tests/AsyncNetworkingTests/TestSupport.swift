@@ -8,6 +8,7 @@ import LoopbackServer
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Thrown by ``withDeadline(_:_:)`` when the body overran: the test fails instead of hanging.

@@ -12,6 +12,7 @@ import LoopbackServer
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Regression tests for the per-transfer defects found while writing ``TransferStateMachine``

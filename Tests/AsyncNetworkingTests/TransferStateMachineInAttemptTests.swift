@@ -3,6 +3,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Redirects a transport follows inside its own attempt (URLSession asks its delegate and then

@@ -2,6 +2,7 @@
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Strings for every payload, so the state machine's tests need no network objects.

@@ -2,6 +2,7 @@
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// The table's cells that change something; `nil` means "phase unchanged, no action".

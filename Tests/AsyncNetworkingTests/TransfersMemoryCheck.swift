@@ -8,6 +8,7 @@ import LoopbackServer
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Peak memory of 1 GiB uploads and downloads. Not a unit test: it runs only with

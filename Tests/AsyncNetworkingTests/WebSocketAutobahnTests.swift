@@ -4,6 +4,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Autobahn|Testsuite's client mode, ported: ``WebSocketFuzzingServer`` runs each case of

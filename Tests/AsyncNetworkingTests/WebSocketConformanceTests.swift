@@ -4,6 +4,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 /// Autobahn|Testsuite-style client cases (categories 1–7, 9, 12–13 of `autobahntestsuite/case/`),

@@ -4,6 +4,7 @@ import Testing
 @testable import CurlTransport
 @testable import TransportSeam
 @testable import AsyncNetworkingTesting
+@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 
 @Suite("WebSocket compression, flow control and TLS against a real peer", .enabled(if: WebSocketTestServer.python != nil, "python3 is not installed"))

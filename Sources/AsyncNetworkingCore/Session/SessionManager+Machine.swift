@@ -200,7 +200,9 @@ extension SessionManager {
                 if let task = state.task, state.machineAttempt == attempt, manager.transfersByAttempt[task.attemptID] === state {
                     manager.transfersByAttempt[task.attemptID] = nil
                 }
-                manager.run(state.machine.cancellationTimedOut(attempt), for: state)
+                let actions = state.machine.cancellationTimedOut(attempt)
+                if !actions.isEmpty { manager.cancellationWatchdogFirings += 1 }
+                manager.run(actions, for: state)
             }
         }
     }

@@ -90,6 +90,9 @@ public actor SessionManager {
     public nonisolated let cookieJar: CookieJar?
     /// In-flight requests shared by identical callers (``TransferOptions/coalescesIdenticalRequests``).
     package nonisolated let coalescing = Coalescers()
+    /// How many transfers ended because a transport never confirmed a cancel within 5 s (the
+    /// cancellation watchdog); 0 when every cancel was confirmed or known to be over.
+    var cancellationWatchdogFirings = 0
     /// Rejected credentials allowed per transfer before a challenge is refused. Default 2.
     public var maxAuthenticationAttempts = 2
 

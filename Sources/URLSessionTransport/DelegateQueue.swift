@@ -22,7 +22,7 @@ import Synchronization
 ///
 /// On Apple platforms the queue is a plain `OperationQueue` (their URLSession is a different
 /// implementation).
-final class DelegateQueue: OperationQueue, @unchecked Sendable {
+package final class DelegateQueue: OperationQueue, @unchecked Sendable {
     // reason: OperationQueue is an open Foundation class with its own locking; the added state is
     // only `Atomic` counters and a `DispatchSemaphore`, both thread-safe.
 
@@ -39,7 +39,7 @@ final class DelegateQueue: OperationQueue, @unchecked Sendable {
     private let waiters = Atomic<Int>(0)
     private let roomAvailable = DispatchSemaphore(value: 0)
 
-    init(underlyingQueue queue: DispatchQueue, highWater: Int = 256, lowWater: Int = 64, maximumWait: DispatchTimeInterval = .milliseconds(100)) {
+    package init(underlyingQueue queue: DispatchQueue, highWater: Int = 256, lowWater: Int = 64, maximumWait: DispatchTimeInterval = .milliseconds(100)) {
         self.highWater = highWater
         self.lowWater = lowWater
         self.maximumWait = maximumWait
@@ -56,7 +56,7 @@ final class DelegateQueue: OperationQueue, @unchecked Sendable {
     /// gives), skipping OperationQueue's per-operation machinery (an `Operation` object, KVO,
     /// scheduling locks): three callbacks per small request made it a measurable share of the
     /// request's cost.
-    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+    package override func addOperation(_ block: @escaping @Sendable () -> Void) {
         if pending.add(1, ordering: .relaxed).newValue > highWater {
             waitForRoom()
         }
@@ -73,7 +73,7 @@ final class DelegateQueue: OperationQueue, @unchecked Sendable {
     var queuedCallbacks: Int { pending.load(ordering: .relaxed) }
 
     /// Runs `body` — a call into URLSession that may wait for its work thread — with the gate open.
-    func bypassing<T>(_ body: () throws -> T) rethrows -> T {
+    package func bypassing<T>(_ body: () throws -> T) rethrows -> T {
         bypasses.add(1, ordering: .relaxed)
         if waiters.load(ordering: .relaxed) > 0 { roomAvailable.signal() }
         defer { bypasses.subtract(1, ordering: .relaxed) }
