@@ -45,10 +45,25 @@ let package = Package(
         .target(name: "AnfetchKit", dependencies: ["AsyncNetworking", "LoopbackServer", "NetworkingPrimitives"]),
         .executableTarget(name: "anfetch", dependencies: ["AnfetchKit"]),
         .testTarget(name: "AnfetchTests", dependencies: ["AnfetchKit", "AsyncNetworking", "LoopbackServer"]),
-        .testTarget(
-            name: "AsyncNetworkingTests",
-            dependencies: ["AsyncNetworking", "AsyncNetworkingCore", "AsyncNetworkingHTTP", "TransportSeam", "CurlTransport", "URLSessionTransport", "AsyncNetworkingTesting", "LoopbackServer"]
+        // Test support shared by the test targets: loopback, TLS, proxy, WebSocket and python test
+        // servers, the throwaway CA, and helpers. Not a product; built for `swift test`.
+        .target(
+            name: "AsyncNetworkingTestSupport",
+            dependencies: [
+                "AsyncNetworking", "AsyncNetworkingCore", "AsyncNetworkingHTTP", "TransportSeam", "CurlTransport",
+                "URLSessionTransport", "AsyncNetworkingTesting", "LoopbackServer",
+            ],
+            path: "Tests/TestSupport"
         ),
+        // One test target per module, files named by subject.
+        .testTarget(name: "TransportSeamTests", dependencies: ["AsyncNetworkingTestSupport"]),
+        .testTarget(name: "CurlTransportTests", dependencies: ["AsyncNetworkingTestSupport"]),
+        .testTarget(name: "URLSessionTransportTests", dependencies: ["AsyncNetworkingTestSupport"]),
+        .testTarget(name: "AsyncNetworkingTestingTests", dependencies: ["AsyncNetworkingTestSupport"]),
+        .testTarget(name: "AsyncNetworkingCoreTests", dependencies: ["AsyncNetworkingTestSupport"]),
+        .testTarget(name: "AsyncNetworkingHTTPTests", dependencies: ["AsyncNetworkingTestSupport"]),
+        // The umbrella as users import it: the README's and the guides' examples.
+        .testTarget(name: "AsyncNetworkingTests", dependencies: ["AsyncNetworking", "AsyncNetworkingTestSupport"]),
         .testTarget(name: "NetworkingPrimitivesTests", dependencies: ["NetworkingPrimitives"]),
         .testTarget(
             name: "LoopbackServerTests",

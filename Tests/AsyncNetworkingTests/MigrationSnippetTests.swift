@@ -13,6 +13,7 @@ import LoopbackServer
 @testable import AsyncNetworkingTesting
 @testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
+@testable import AsyncNetworkingTestSupport
 
 /// Issue 20 item 19. Rule: every code snippet of the Migration article (Migration.md) is compiled
 /// here, verbatim, in the context its table describes (`client` an ``HTTPClient``, `manager` a

@@ -10,6 +10,7 @@ import LoopbackServer
 @testable import AsyncNetworkingTesting
 @testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
+@testable import AsyncNetworkingTestSupport
 
 /// The README's pipeline snippet, run against the loopback server.
 @Suite("Pipeline README example")

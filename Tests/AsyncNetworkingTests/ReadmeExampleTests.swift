@@ -5,6 +5,7 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 import AsyncNetworking
+@testable import AsyncNetworkingTestSupport
 
 /// The README's usage example, compiled and run against the loopback server. Keep the body of
 /// `readmeExample` identical to the README's code block.

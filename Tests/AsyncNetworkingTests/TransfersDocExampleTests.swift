@@ -10,6 +10,7 @@ import LoopbackServer
 @testable import AsyncNetworkingTesting
 @testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
+@testable import AsyncNetworkingTestSupport
 
 /// The snippets of the README's Transfers section, compiled and run against the loopback server.
 @Suite("Transfers doc examples")
