@@ -39,11 +39,11 @@ package struct CurlRequest: Sendable {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw CurlRequestError("only http and https URLs are supported, not \(url.scheme ?? "a URL without a scheme")")
         }
-        guard !method.isEmpty, method.utf8.allSatisfy(Self.isTokenByte) else {
+        guard !method.isEmpty, method.utf8.allSatisfy(ResponseHeadValidation.isTokenByte) else {
             throw CurlRequestError("the method \(method.debugDescription) is not an HTTP token")
         }
         for (name, value) in headers {
-            guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
+            guard !name.isEmpty, name.utf8.allSatisfy(ResponseHeadValidation.isTokenByte) else {
                 throw CurlRequestError("the header name \(name.debugDescription) is not an HTTP token")
             }
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
@@ -60,15 +60,6 @@ package struct CurlRequest: Sendable {
         }
         if case .file(_, let offset, let length) = body, offset < 0 || length < 0 {
             throw CurlRequestError("a file body needs a non-negative offset and length")
-        }
-    }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
     }
 }

@@ -22,7 +22,7 @@ enum Multipart {
 
     /// The `boundary` parameter of a `multipart/form-data` content type, unquoted.
     static func boundary(fromContentType contentType: String) -> String? {
-        let pieces = splitParameters(contentType)
+        let pieces = QuotedList.split(contentType, at: ";")
         guard let type = pieces.first, type.lowercased().hasPrefix("multipart/") else { return nil }
         for piece in pieces.dropFirst() {
             if let (name, value) = parameter(piece), name == "boundary", !value.isEmpty { return value }
@@ -81,7 +81,7 @@ enum Multipart {
             if name == "content-type" { contentType = value }
         }
         guard let disposition else { throw MalformedError(reason: "part without Content-Disposition") }
-        let pieces = splitParameters(disposition)
+        let pieces = QuotedList.split(disposition, at: ";")
         guard pieces.first?.lowercased() == "form-data" else {
             throw MalformedError(reason: "Content-Disposition is not form-data")
         }
@@ -94,33 +94,6 @@ enum Multipart {
         }
         guard let name else { throw MalformedError(reason: "part without a name") }
         return Part(name: name, filename: filename, contentType: contentType, content: content)
-    }
-
-    /// Splits a header value at semicolons that are not inside quotes.
-    static func splitParameters(_ value: String) -> [String] {
-        var pieces: [String] = []
-        var current = ""
-        var quoted = false
-        var escaped = false
-        for character in value {
-            if escaped {
-                current.append(character)
-                escaped = false
-            } else if quoted && character == "\\" {
-                current.append(character)
-                escaped = true
-            } else if character == "\"" {
-                quoted.toggle()
-                current.append(character)
-            } else if character == ";" && !quoted {
-                pieces.append(current.trimmingCharacters(in: .whitespaces))
-                current = ""
-            } else {
-                current.append(character)
-            }
-        }
-        pieces.append(current.trimmingCharacters(in: .whitespaces))
-        return pieces.filter { !$0.isEmpty }
     }
 
     /// Splits `key=value` (value optionally quoted, with backslash escapes); the key is lowercased.

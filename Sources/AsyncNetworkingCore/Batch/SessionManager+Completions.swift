@@ -27,9 +27,7 @@ extension SessionManager {
         failurePolicy: BatchFailurePolicy = .settleAll,
         progress: AsyncStream<BatchProgress>.Continuation? = nil
     ) -> BatchCompletions<(Data, HTTPURLResponse), NetworkingError> {
-        let requests = Array(requests)
-        let tracker = progress.map { BatchProgressTracker(count: requests.count, continuation: $0) }
-        let runner = BatchRunner(inputs: requests, width: width, operation: dataMember(options: options, tracker: tracker))
+        let (runner, tracker) = dataBatch(requests, width: width, options: options, progress: progress)
         return BatchCompletions(run: runner.start(failFast: failurePolicy == .failFast) { await tracker?.close() })
     }
 

@@ -40,9 +40,7 @@ extension SessionManager {
         options: TransferOptions = .default,
         progress: AsyncStream<BatchProgress>.Continuation? = nil
     ) async throws(NetworkingError) -> [(Data, HTTPURLResponse)] {
-        let requests = Array(requests)
-        let tracker = progress.map { BatchProgressTracker(count: requests.count, continuation: $0) }
-        let runner = BatchRunner(inputs: requests, width: width, operation: dataMember(options: options, tracker: tracker))
+        let (runner, tracker) = dataBatch(requests, width: width, options: options, progress: progress)
         do {
             let results = try await runner.collectFailingFast(notStarted: Self.notStartedError)
             await tracker?.close()
@@ -67,23 +65,25 @@ extension SessionManager {
         options: TransferOptions = .default,
         progress: AsyncStream<BatchProgress>.Continuation? = nil
     ) async -> [Result<(Data, HTTPURLResponse), NetworkingError>] {
-        let requests = Array(requests)
-        let tracker = progress.map { BatchProgressTracker(count: requests.count, continuation: $0) }
-        let runner = BatchRunner(inputs: requests, width: width, operation: dataMember(options: options, tracker: tracker))
+        let (runner, tracker) = dataBatch(requests, width: width, options: options, progress: progress)
         let results = await runner.collectSettled(notStarted: Self.notStartedError)
         await tracker?.close()
         return results
     }
 
-    /// One member of a request batch: the fast collecting path, or the event-reading path when
-    /// progress is wanted.
-    nonisolated func dataMember(
-        options: TransferOptions, tracker: BatchProgressTracker?
-    ) -> @Sendable (Int, URLRequest) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
-        { index, request throws(NetworkingError) in
+    /// The runner of a request batch (and its progress tracker when `progress` is given): each
+    /// member takes the fast collecting path, or the event-reading path when progress is wanted.
+    nonisolated func dataBatch(
+        _ requests: some Collection<URLRequest>, width: Int, options: TransferOptions,
+        progress: AsyncStream<BatchProgress>.Continuation?
+    ) -> (BatchRunner<URLRequest, (Data, HTTPURLResponse), NetworkingError>, BatchProgressTracker?) {
+        let requests = Array(requests)
+        let tracker = progress.map { BatchProgressTracker(count: requests.count, continuation: $0) }
+        let runner = BatchRunner(inputs: requests, width: width) { index, request throws(NetworkingError) in
             guard let tracker else { return try await self.data(for: request, options: options) }
             return try await self.trackedData(for: request, options: options, member: index, tracker: tracker)
         }
+        return (runner, tracker)
     }
 
     /// The error of a request the batch never sent because the calling task was cancelled.

@@ -23,8 +23,7 @@ public struct TransferHandle: Sendable, Identifiable {
     /// Cancels the transfer. Returns at once; the event stream then throws
     /// ``NetworkingError/Kind/cancelled``. Cancelling a finished transfer does nothing.
     public func cancel() {
-        let id = id
-        manager.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the transfer was cancelled")) }
+        manager.cancelTransferLater(id)
     }
 
     /// Suspends the transfer until ``resume()``.
@@ -55,6 +54,12 @@ public struct TransferHandle: Sendable, Identifiable {
 }
 
 extension SessionManager {
+    /// Cancels transfer `id` on the manager's executor, from any context; returns at once. Does
+    /// nothing when it has already finished.
+    nonisolated func cancelTransferLater(_ id: TransferID) {
+        perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the transfer was cancelled")) }
+    }
+
     func suspendTransfer(_ id: TransferID) throws(NetworkingError) {
         guard let state = transfers[id] else {
             throw NetworkingError(.unsupportedOperation, "\(id) has already finished")

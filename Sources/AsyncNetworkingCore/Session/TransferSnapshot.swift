@@ -55,8 +55,7 @@ public struct TransferSnapshot: Sendable, Identifiable {
 
     /// Cancels the transfer (as ``TransferHandle/cancel()``). Returns at once.
     public func cancel() {
-        let id = id
-        manager.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the transfer was cancelled")) }
+        manager.cancelTransferLater(id)
     }
 
     /// Suspends the transfer (as ``TransferHandle/suspend()``, with the same refusal on URLSession).

@@ -1,14 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Sequential reads of a local file straight into a caller's buffer (no `Data` per piece), for
 /// multipart file parts and spooling. Closed on deinit.

@@ -2,13 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The file a download writes into before it is moved into place, open for positioned writes and
 /// locked (`flock`) so two downloads — in this process or another — never write the same one.

@@ -94,7 +94,7 @@ enum TrailerFieldRules {
 
     /// Why a field may not be sent as a trailer, or `nil` when it may.
     static func problem(name: String, value: String) -> String? {
-        guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+        guard !name.isEmpty, name.utf8.allSatisfy(ResponseHeadValidation.isTokenByte) else {
             return "the trailer field name \(name.debugDescription) is not an HTTP token"
         }
         if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
@@ -104,14 +104,5 @@ enum TrailerFieldRules {
             return "\(name) may not be sent as a trailer field (RFC 9110 §6.5.1)"
         }
         return nil
-    }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 }

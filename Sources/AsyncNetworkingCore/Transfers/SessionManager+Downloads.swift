@@ -58,19 +58,8 @@ extension SessionManager {
     public func download(
         for request: URLRequest, to destination: DownloadDestination, options: DownloadOptions = .default
     ) async throws(NetworkingError) -> (URL, HTTPURLResponse) {
-        var retries = 0
-        var bytesBefore: Int64 = 0
-        while true {
-            do {
-                return try await downloadOnce(request, to: destination, options: options)
-            } catch {
-                guard options.resumable, retries < options.automaticResumeAttempts, !Task.isCancelled,
-                      case .transport = error.kind, let partial = error.fileURL,
-                      let bytesNow = TransferFiles.size(of: partial), bytesNow > bytesBefore
-                else { throw error }
-                retries += 1
-                bytesBefore = bytesNow
-            }
+        try await options.resumingAutomatically { () async throws(NetworkingError) in
+            try await downloadOnce(request, to: destination, options: options)
         }
     }
 

@@ -5,18 +5,11 @@ enum SHA1 {
     /// The 20-byte digest of `message`.
     static func digest(_ message: some Collection<UInt8>) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
-        var bytes = Array(message)
-        let bitLength = UInt64(bytes.count) &* 8
-        bytes.append(0x80)
-        while bytes.count % 64 != 56 { bytes.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        let bytes = DigestBlocks.padded(message)
 
         var w = [UInt32](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: bytes.count, by: 64) {
-            for i in 0..<16 {
-                let base = chunk + i * 4
-                w[i] = UInt32(bytes[base]) << 24 | UInt32(bytes[base + 1]) << 16 | UInt32(bytes[base + 2]) << 8 | UInt32(bytes[base + 3])
-            }
+            DigestBlocks.load(bytes, blockAt: chunk, into: &w)
             for i in 16..<80 { w[i] = rotate(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1) }
             var (a, b, c, d, e) = h
             for i in 0..<80 {

@@ -30,19 +30,8 @@ extension HTTPClient {
         to destination: DownloadDestination, options: DownloadOptions? = nil
     ) async throws(NetworkingError) -> HTTPResponse<URL> {
         let options = options ?? DownloadOptions(transfer: transferOptions)
-        var retries = 0
-        var bytesBefore: Int64 = 0
-        while true {
-            do {
-                return try await downloadTask(url, parameters: parameters, headers: headers, to: destination, options: options).response
-            } catch {
-                guard options.resumable, retries < options.automaticResumeAttempts, !Task.isCancelled,
-                      case .transport = error.kind, let partial = error.fileURL,
-                      let bytesNow = TransferFiles.size(of: partial), bytesNow > bytesBefore
-                else { throw error }
-                retries += 1
-                bytesBefore = bytesNow
-            }
+        return try await options.resumingAutomatically { () async throws(NetworkingError) in
+            try await downloadTask(url, parameters: parameters, headers: headers, to: destination, options: options).response
         }
     }
 

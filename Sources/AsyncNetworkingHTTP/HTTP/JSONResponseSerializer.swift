@@ -50,27 +50,3 @@ extension JSONValue {
         }
     }
 }
-
-extension ResponseSerializer {
-    /// Decodes JSON, handling empty bodies per `validation` (and always for ``Empty``).
-    func decodeJSON<Value: Decodable>(
-        _ type: Value.Type, from data: Data, decoder: JSONDecoder, validation: ResponseValidation,
-        response: HTTPURLResponse, request: URLRequest?
-    ) throws(NetworkingError) -> Value {
-        if data.isEmpty || data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            if type == Empty.self || validation.allowsEmptyBody(response: response, request: request),
-               let empty = Self.emptyValue(of: type) {
-                return empty
-            }
-            throw Self.emptyBodyError("\(type)", response: response, request: request).adding(body: data.isEmpty ? nil : data)
-        }
-        do {
-            return try decoder.decode(type, from: data)
-        } catch {
-            throw NetworkingError(
-                .responseSerializationFailed, "the body could not be decoded as \(type)",
-                request: request, response: response, body: data, underlyingError: error
-            )
-        }
-    }
-}

@@ -30,21 +30,10 @@ public struct PropertyListResponseSerializer<Value: Decodable & Sendable>: Valid
     ///   ``NetworkingError/underlyingError`` and the body in ``NetworkingError/body``.
     public func serialize(_ data: Data, response: HTTPURLResponse, request: URLRequest?) throws(NetworkingError) -> Value {
         try validation.validate(data, response: response, request: request)
-        if data.isEmpty {
-            if Value.self == Empty.self || validation.allowsEmptyBody(response: response, request: request),
-               let empty = Self.emptyValue(of: Value.self) {
-                return empty
-            }
-            throw Self.emptyBodyError("\(Value.self)", response: response, request: request)
-        }
-        do {
-            return try decoder.decode(Value.self, from: data)
-        } catch {
-            throw NetworkingError(
-                .responseSerializationFailed, "the body could not be decoded as a \(Value.self) property list",
-                request: request, response: response, body: data, underlyingError: error
-            )
-        }
+        return try decodeBody(
+            Value.self, from: data, blank: data.isEmpty, describedAs: "a \(Value.self) property list",
+            validation: validation, response: response, request: request
+        ) { data in try decoder.decode(Value.self, from: data) }
     }
 }
 

@@ -112,44 +112,32 @@ extension Request {
 extension Request {
     /// A copy with query item `name=value` appended.
     public func query(_ name: String, _ value: String?) -> Request {
-        var copy = self
-        copy.query.append(URLQueryItem(name: name, value: value))
-        return copy
+        copying { $0.query.append(URLQueryItem(name: name, value: value)) }
     }
 
     /// A copy with header `name` set to `value` (`nil` removes it).
     public func header(_ name: String, _ value: String?) -> Request {
-        var copy = self
-        if let value { copy.headers.update(name: name, value: value) } else { copy.headers.remove(name: name) }
-        return copy
+        copying { if let value { $0.headers.update(name: name, value: value) } else { $0.headers.remove(name: name) } }
     }
 
     /// A copy with this timeout in seconds (see ``HTTPClient/timeoutInterval``).
     public func timeout(_ seconds: TimeInterval) -> Request {
-        var copy = self
-        copy.timeoutInterval = seconds
-        return copy
+        copying { $0.timeoutInterval = seconds }
     }
 
     /// A copy with these transfer options.
     public func transferOptions(_ options: TransferOptions) -> Request {
-        var copy = self
-        copy.transferOptions = options
-        return copy
+        copying { $0.transferOptions = options }
     }
 
     /// A copy with this redirect policy.
     public func redirect(_ policy: RedirectPolicy) -> Request {
-        var copy = self
-        copy.redirectPolicy = policy
-        return copy
+        copying { $0.redirectPolicy = policy }
     }
 
     /// A copy with `adapter` run after the client's adapters and this request's earlier ones.
     public func adapted(by adapter: some RequestAdapter) -> Request {
-        var copy = self
-        copy.hooks.adapters.append(adapter)
-        return copy
+        copying { $0.hooks.adapters.append(adapter) }
     }
 
     /// A copy with `adapt` run after the client's adapters and this request's earlier ones.
@@ -160,9 +148,7 @@ extension Request {
     /// A copy that uses `policy` instead of the client's ``PipelineConfiguration/retryPolicy``
     /// (``NoRetryPolicy`` turns retries off).
     public func retry(_ policy: some RetryPolicy) -> Request {
-        var copy = self
-        copy.hooks.retryPolicy = policy
-        return copy
+        copying { $0.hooks.retryPolicy = policy }
     }
 
     /// A copy that also runs `validator` before decoding (Alamofire's `validate { request,
@@ -170,15 +156,18 @@ extension Request {
     /// any other error becomes ``NetworkingError/Kind/responseValidationFailed``. A refusal is a
     /// failure like any other: the retry policy sees it.
     public func validate(_ validator: @escaping ResponseValidator) -> Request {
-        var copy = self
-        copy.hooks.validators.append(validator)
-        return copy
+        copying { $0.hooks.validators.append(validator) }
     }
 
     /// A copy whose body goes through `preprocessor` before validation and decoding.
     public func preprocess(_ preprocessor: DataPreprocessor) -> Request {
+        copying { $0.hooks.dataPreprocessor = preprocessor }
+    }
+
+    /// A copy with `change` applied.
+    private func copying(_ change: (inout Request) -> Void) -> Request {
         var copy = self
-        copy.hooks.dataPreprocessor = preprocessor
+        change(&copy)
         return copy
     }
 }
