@@ -17,12 +17,10 @@ import Glibc
 /// request `200` with the body `client-port=N` (the port the request came from) and logs
 /// `ORIGIN METHOD TARGET client=N`; `Connection: close` closes after the response.
 final class ProxyTestServer: Sendable {
-    let port: Int
-    private let child: Subprocess.Child
-    private let logURL: URL
+    private let peer: LoggingPythonPeer
 
-    /// Starts the script and waits (up to ``hangDeadline``) until it listens.
-    /// Starts the script on a thread of its own (it polls until the script listens).
+    /// Starts the script on a thread of its own (it polls, up to ``hangDeadline``, until the
+    /// script listens).
     static func started(requiring credential: ProxyCredential? = nil, origin: Bool = false) async throws -> ProxyTestServer {
         try await offThePool { try ProxyTestServer(requiring: credential, origin: origin) }
     }
@@ -30,47 +28,24 @@ final class ProxyTestServer: Sendable {
     init(requiring credential: ProxyCredential? = nil, origin: Bool = false) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-proxy-tests", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let script = directory.appendingPathComponent("proxy-\(UUID().uuidString).py")
-        try Data(Self.script.utf8).write(to: script)
-        logURL = directory.appendingPathComponent("proxy-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let auth = credential.map { "\($0.user):\($0.password)" } ?? "-"
-        child = try Subprocess.start("/usr/bin/env", ["python3", script.path, logURL.path, auth, origin ? "origin" : "proxy"])
-        port = try Self.waitForPort(logURL, child: child, name: "the proxy test server")
+        peer = try LoggingPythonPeer(
+            script: Self.script, scriptName: "proxy-\(UUID().uuidString).py", in: directory,
+            arguments: [auth, origin ? "origin" : "proxy"], failure: "the proxy test server did not start"
+        )
     }
 
+    /// The port it listens on.
+    var port: Int { peer.port }
+
     /// The log lines so far (see the type's description).
-    var log: [String] {
-        ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
+    var log: [String] { peer.log }
 
     /// `http://127.0.0.1:PORT` + `path` (origin mode).
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// Kills the script (SIGKILL) and reaps it.
-    func stop() {
-        stopped.withLock { done in
-            guard !done else { return }
-            done = true
-            child.terminate(SIGKILL)
-        }
-    }
-    private let stopped = SanitizedMutex(false)
-
-    deinit { stop() }
-
-    static func waitForPort(_ logURL: URL, child: Subprocess.Child, name: String) throws -> Int {
-        let deadline = Date().addingTimeInterval(hangDeadline)
-        while Date() < deadline, child.isRunning {
-            if let port = ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "")
-                .split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }).flatMap({ Int($0.dropFirst(5)) }) {
-                return port
-            }
-            usleep(20_000)
-        }
-        child.terminate()
-        throw TLSTestError("\(name) did not start")
-    }
+    func stop() { peer.stop() }
 
     /// A port nothing listens on (bound, then closed): connecting to it is refused.
     static func closedPort() throws -> Int {
@@ -90,29 +65,13 @@ final class ProxyTestServer: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    static let script = #"""
-import base64, os, select, signal, socket, struct, sys, threading, time
-log_path, required_auth, mode = sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "proxy"
-signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
-signal.signal(signal.SIGTERM, signal.SIG_DFL)
-parent = os.getppid()
-def watch_parent():
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(0)
-threading.Thread(target=watch_parent, daemon=True).start()
-lock = threading.Lock()
-def log(line):
-    with lock, open(log_path, "a") as f:
-        f.write(line + "\n")
+    static let script = LoggingPythonPeer.preamble + #"""
+required_auth, mode = sys.argv[1], sys.argv[2]
 HOP = {"proxy-authorization", "proxy-connection", "connection", "keep-alive"}
 def read_head(conn, buf):
-    while b"\r\n\r\n" not in buf[0]:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None
-        buf[0] += chunk
-    head, buf[0] = buf[0].split(b"\r\n\r\n", 1)
+    head = read_until(conn, buf, b"\r\n\r\n")
+    if head is None:
+        return None
     lines = head.decode("latin-1").split("\r\n")
     headers = []
     for h in lines[1:]:
@@ -124,14 +83,6 @@ def get(headers, name):
         if n.lower() == name:
             return v
     return None
-def read_exact(conn, buf, n):
-    while len(buf[0]) < n:
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        buf[0] += chunk
-    data, buf[0] = buf[0][:n], buf[0][n:]
-    return data
 def pump(a, b):
     socks = [a, b]
     try:
@@ -276,7 +227,7 @@ final class TinyproxyServer: Sendable {
         .split(separator: ":").map { "\($0)/tinyproxy" }.first { FileManager.default.isExecutableFile(atPath: $0) }
 
     let port: Int
-    private let child: Subprocess.Child
+    private let child: OwnedChild
     private let logURL: URL
 
     /// Starts tinyproxy requiring `credential` and waits until it accepts connections.
@@ -310,7 +261,7 @@ final class TinyproxyServer: Sendable {
             let child = try Subprocess.start(executable, ["-d", "-c", configURL.path])
             if Self.waitUntilListening(port, child: child) {
                 self.port = port
-                self.child = child
+                self.child = OwnedChild(child)
                 return
             }
             child.terminate()
@@ -325,16 +276,8 @@ final class TinyproxyServer: Sendable {
             .compactMap { line in line.range(of: "Request (file descriptor").map { String(line[$0.upperBound...]) } }
     }
 
-    func stop() {
-        stopped.withLock { done in
-            guard !done else { return }
-            done = true
-            child.terminate(SIGKILL)
-        }
-    }
-    private let stopped = SanitizedMutex(false)
-
-    deinit { stop() }
+    /// Kills tinyproxy (SIGKILL) and reaps it.
+    func stop() { child.stop() }
 
     private static func waitUntilListening(_ port: Int, child: Subprocess.Child) -> Bool {
         let deadline = Date().addingTimeInterval(hangDeadline)
