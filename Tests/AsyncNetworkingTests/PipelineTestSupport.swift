@@ -92,3 +92,19 @@ struct PipelineAuthenticator: Authenticator {
 func pipelineSeconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Double {
     DefaultRetryPolicy.seconds(end - start)
 }
+
+/// ``withClient`` with the set-up most pipeline tests start with: `fastRetries` makes
+/// ``pipelineFastRetries()`` the retry policy, `recorded` makes a new ``PipelineEventRecorder`` the
+/// monitors. `body` gets the server, the client, that recorder and a new ``pipelineKey()``.
+func withPipelineClient(
+    fastRetries: Bool = false, recorded: Bool = false,
+    _ body: @escaping @Sendable (LoopbackServer, HTTPClient, PipelineEventRecorder, String) async throws -> Void
+) async throws {
+    try await withClient { server, client in
+        var client = client
+        let recorder = PipelineEventRecorder()
+        if fastRetries { client.pipeline.retryPolicy = pipelineFastRetries() }
+        if recorded { client.pipeline.monitors = [recorder] }
+        try await body(server, client, recorder, pipelineKey())
+    }
+}
