@@ -105,8 +105,13 @@ async def main():
 asyncio.run(main())
 """#
 
-    static let script = #"""
-import base64, hashlib, os, socket, ssl, struct, sys, threading, time, zlib
+    /// The python both WebSocket servers start with (this one's ``script`` and
+    /// ``WebSocketFuzzingServer``): the imports, `GUID`, `TAIL` (what permessage-deflate strips),
+    /// `Closed`, `frame(opcode, payload, fin, rsv, length_override)` (an unmasked server frame; `rsv`
+    /// the three RSV bits as a number, RSV1 = 4), `handshake(conn)` (the request's target and
+    /// its headers, names lower-cased), `close_quietly(conn)` and `serve_forever(serve, context)`.
+    static let common = #"""
+import base64, hashlib, json, os, random, socket, ssl, struct, sys, threading, time, zlib
 from urllib.parse import urlsplit, parse_qs
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -115,17 +120,8 @@ TAIL = b"\x00\x00\xff\xff"
 class Closed(Exception):
     pass
 
-def recv_exact(conn, n):
-    data = b""
-    while len(data) < n:
-        chunk = conn.recv(n - len(data))
-        if not chunk:
-            raise Closed()
-        data += chunk
-    return data
-
 def frame(opcode, payload=b"", fin=True, rsv=0, length_override=None):
-    head = bytes([(0x80 if fin else 0) | rsv | opcode])
+    head = bytes([(0x80 if fin else 0) | (rsv << 4) | opcode])
     n = len(payload) if length_override is None else length_override
     if n < 126:
         head += bytes([n])
@@ -134,6 +130,60 @@ def frame(opcode, payload=b"", fin=True, rsv=0, length_override=None):
     else:
         head += bytes([127]) + struct.pack("!Q", n)
     return head + payload
+
+def handshake(conn):
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = conn.recv(4096)
+        if not chunk:
+            raise Closed()
+        head += chunk
+    lines = head.split(b"\r\n\r\n", 1)[0].decode().split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        k, v = line.split(":", 1)
+        headers[k.strip().lower()] = v.strip()
+    return lines[0].split(" ")[1], headers
+
+def close_quietly(conn):
+    try:
+        conn.close()
+    except OSError:
+        pass
+
+def serve_forever(serve, context=None):
+    # Listens on 127.0.0.1 (port 0), prints `PORT n`, and runs serve(conn) on a thread of its own
+    # for each connection (TCP_NODELAY; with a TLS `context`, after the handshake, and a failed
+    # handshake only closes the connection).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    print("PORT %d" % sock.getsockname()[1], flush=True)
+    while True:
+        conn, _ = sock.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        def run(conn=conn):
+            if context is not None:
+                try:
+                    conn = context.wrap_socket(conn, server_side=True)
+                except (ssl.SSLError, OSError):
+                    conn.close()
+                    return
+            serve(conn)
+        threading.Thread(target=run, daemon=True).start()
+
+"""#
+
+    static let script = common + #"""
+def recv_exact(conn, n):
+    data = b""
+    while len(data) < n:
+        chunk = conn.recv(n - len(data))
+        if not chunk:
+            raise Closed()
+        data += chunk
+    return data
 
 def read_frame(conn):
     b0, b1 = recv_exact(conn, 2)
@@ -169,7 +219,7 @@ class Peer:
 
     def send_message(self, opcode, payload):
         if self.deflate:
-            self.send(frame(opcode, self.compress(payload), rsv=0x40))
+            self.send(frame(opcode, self.compress(payload), rsv=4))
         else:
             self.send(frame(opcode, payload))
 
@@ -200,22 +250,6 @@ class Peer:
                     if "client_no_context_takeover" in self.params:
                         self.inflater = zlib.decompressobj(wbits=-15)
                 return opcode, payload
-
-def handshake(conn):
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = conn.recv(4096)
-        if not chunk:
-            raise Closed()
-        head += chunk
-    text = head.split(b"\r\n\r\n", 1)[0].decode()
-    lines = text.split("\r\n")
-    target = lines[0].split(" ")[1]
-    headers = {}
-    for line in lines[1:]:
-        k, v = line.split(":", 1)
-        headers[k.strip().lower()] = v.strip()
-    return target, headers
 
 REQUESTS = []  # every handshake's target but /requests', in order
 
@@ -268,10 +302,7 @@ def serve(conn):
     except (Closed, ConnectionError, OSError, ssl.SSLError):
         pass
     finally:
-        try:
-            conn.close()
-        except OSError:
-            pass
+        close_quietly(conn)
 
 def wait_close(peer, echo=True):
     while True:
@@ -310,7 +341,7 @@ def behave(peer, path, query, headers):
         data = wait_close(peer, echo=False)
         peer.send(frame(1, b"late"))  # ignored by a closed client
     elif path == "/rsv":
-        peer.send(frame(1, b"x", rsv=0x20))
+        peer.send(frame(1, b"x", rsv=2))
         wait_close(peer, echo=False)
     elif path == "/opcode":
         peer.send(frame(3, b""))
@@ -331,7 +362,7 @@ def behave(peer, path, query, headers):
     elif path == "/bomb":
         c = zlib.compressobj(wbits=-15)
         data = c.compress(b"\0" * (64 << 20)) + c.flush(zlib.Z_SYNC_FLUSH)
-        peer.send(frame(2, data[:-4], rsv=0x40))
+        peer.send(frame(2, data[:-4], rsv=4))
         wait_close(peer, echo=False)
     elif path == "/fragmented":
         peer.send(frame(1, "Hel".encode(), fin=False))
@@ -363,27 +394,11 @@ def behave(peer, path, query, headers):
         time.sleep(float(query.get("seconds", ["10"])[0]))
 
 def main():
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
     context = None
     if len(sys.argv) >= 3:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(sys.argv[1], sys.argv[2])
-    print("PORT %d" % sock.getsockname()[1], flush=True)
-    while True:
-        conn, _ = sock.accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        def run(conn=conn):
-            if context is not None:
-                try:
-                    conn = context.wrap_socket(conn, server_side=True)
-                except (ssl.SSLError, OSError):
-                    conn.close()
-                    return
-            serve(conn)
-        threading.Thread(target=run, daemon=True).start()
+    serve_forever(serve, context)
 
 if __name__ == "__main__":
     main()
