@@ -47,24 +47,6 @@ final class ProxyTestServer: Sendable {
     /// Kills the script (SIGKILL) and reaps it.
     func stop() { peer.stop() }
 
-    /// A port nothing listens on (bound, then closed): connecting to it is refused.
-    static func closedPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TLSTestError("socket failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw TLSTestError("bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     static let script = LoggingPythonPeer.preamble + #"""
 required_auth, mode = sys.argv[1], sys.argv[2]
 HOP = {"proxy-authorization", "proxy-connection", "connection", "keep-alive"}
@@ -223,8 +205,7 @@ while True:
 /// `BasicAuth` and a log of every request (`Request (file descriptor N): GET http://… HTTP/1.1`).
 final class TinyproxyServer: Sendable {
     /// `tinyproxy` on the `PATH` (or in /usr/bin, /usr/sbin), or `nil`.
-    static let executable: String? = ((ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/bin:/usr/sbin")
-        .split(separator: ":").map { "\($0)/tinyproxy" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let executable = Subprocess.executable("tinyproxy", fallbackPath: "", extraDirectories: ["/usr/bin", "/usr/sbin"])
 
     let port: Int
     private let child: OwnedChild
@@ -244,7 +225,7 @@ final class TinyproxyServer: Sendable {
         logURL = directory.appendingPathComponent("tinyproxy.log")
         var lastError: (any Error)?
         for _ in 0..<5 {
-            let port = try ProxyTestServer.closedPort()
+            let port = try unusedLoopbackPort()
             let config = """
             Port \(port)
             Listen 127.0.0.1
@@ -259,7 +240,7 @@ final class TinyproxyServer: Sendable {
             let configURL = directory.appendingPathComponent("tinyproxy.conf")
             try Data(config.utf8).write(to: configURL)
             let child = try Subprocess.start(executable, ["-d", "-c", configURL.path])
-            if Self.waitUntilListening(port, child: child) {
+            if waitUntilListening(port, child: child, within: hangDeadline) {
                 self.port = port
                 self.child = OwnedChild(child)
                 return
@@ -278,22 +259,4 @@ final class TinyproxyServer: Sendable {
 
     /// Kills tinyproxy (SIGKILL) and reaps it.
     func stop() { child.stop() }
-
-    private static func waitUntilListening(_ port: Int, child: Subprocess.Child) -> Bool {
-        let deadline = Date().addingTimeInterval(hangDeadline)
-        while Date() < deadline, child.isRunning {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            close(descriptor)
-            if connected { return true }
-            usleep(20_000)
-        }
-        return false
-    }
 }

@@ -21,8 +21,7 @@ final class WebSocketTestServer: Sendable {
     private let directory: URL
 
     /// The `python3` on the PATH, if any.
-    static let python: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        .split(separator: ":").map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let python = Subprocess.executable("python3")
 
     /// Starts `script` (default: the misbehaving server below) with a certificate and key for TLS.
     init(certificate: URL? = nil, key: URL? = nil, script: String = WebSocketTestServer.script, arguments extra: [String] = []) throws {
