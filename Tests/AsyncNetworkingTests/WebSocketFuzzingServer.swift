@@ -14,7 +14,7 @@ import Foundation
 /// `/getResults` (a JSON object `id → {"behavior", "reason"}`, sent once every case that was run
 /// has been judged). The cases are ``WebSocketFuzzingCases/script``.
 enum WebSocketFuzzingServer {
-    static var script: String { WebSocketTestServer.common + core + WebSocketFuzzingCases.script + main }
+    static var script: String { WebSocketServerPython.common + core + WebSocketFuzzingCases.script + main }
 
     static let core = #"""
 CASES = []        # in order
