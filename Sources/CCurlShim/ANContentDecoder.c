@@ -1,44 +1,16 @@
 /*
  * ANContentDecoder: see include/ANContentDecoder.h. Each library is opened once, under
- * pthread_once, with dlopen(RTLD_NOW | RTLD_LOCAL) and never closed; the structures and
- * constants below are those of zlib 1.2 (zlib.h), brotli 1.0 (decode.h) and zstd 1.4+ (zstd.h),
- * which are part of those libraries' stable ABIs.
+ * pthread_once, with dlopen(RTLD_NOW | RTLD_LOCAL) and never closed (zlib by ANZlib.c, which
+ * WebSocket permessage-deflate shares); the structures and constants below are those of
+ * brotli 1.0 (decode.h) and zstd 1.4+ (zstd.h), part of those libraries' stable ABIs.
  */
 #include "ANContentDecoder.h"
+#include "ANZlib.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- zlib ---- */
-typedef struct {
-    const uint8_t *next_in;
-    unsigned avail_in;
-    unsigned long total_in;
-    uint8_t *next_out;
-    unsigned avail_out;
-    unsigned long total_out;
-    const char *msg;
-    void *state;
-    void *zalloc;
-    void *zfree;
-    void *opaque;
-    int data_type;
-    unsigned long adler;
-    unsigned long reserved;
-} an_z_stream;
-
-#define AN_Z_OK 0
-#define AN_Z_STREAM_END 1
-#define AN_Z_NEED_DICT 2
-#define AN_Z_BUF_ERROR (-5)
-
-static const char *(*p_zlib_version)(void);
-static int (*p_inflate_init2)(an_z_stream *, int, const char *, int);
-static int (*p_inflate)(an_z_stream *, int);
-static int (*p_inflate_end)(an_z_stream *);
-static int (*p_inflate_reset)(an_z_stream *);
 
 /* ---- brotli ---- */
 #define AN_BROTLI_ERROR 0
@@ -66,54 +38,36 @@ static size_t (*p_zstd_stream)(void *, an_zstd_out *, an_zstd_in *);
 static unsigned (*p_zstd_is_error)(size_t);
 static const char *(*p_zstd_error_name)(size_t);
 
-static pthread_once_t zlib_once = PTHREAD_ONCE_INIT, brotli_once = PTHREAD_ONCE_INIT,
-                      zstd_once = PTHREAD_ONCE_INIT;
-static int zlib_loaded, brotli_loaded, zstd_loaded;
-
-#define SYM(handle, pointer, name)                                                              \
-    do {                                                                                        \
-        *(void **)(&pointer) = dlsym(handle, name);                                             \
-        if (pointer == NULL) return;                                                            \
-    } while (0)
-
-static void load_zlib(void) {
-    void *handle = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) return;
-    SYM(handle, p_zlib_version, "zlibVersion");
-    SYM(handle, p_inflate_init2, "inflateInit2_");
-    SYM(handle, p_inflate, "inflate");
-    SYM(handle, p_inflate_end, "inflateEnd");
-    SYM(handle, p_inflate_reset, "inflateReset");
-    zlib_loaded = 1;
-}
+static pthread_once_t brotli_once = PTHREAD_ONCE_INIT, zstd_once = PTHREAD_ONCE_INIT;
+static int brotli_loaded, zstd_loaded;
 
 static void load_brotli(void) {
     void *handle = dlopen("libbrotlidec.so.1", RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) return;
-    SYM(handle, p_brotli_create, "BrotliDecoderCreateInstance");
-    SYM(handle, p_brotli_destroy, "BrotliDecoderDestroyInstance");
-    SYM(handle, p_brotli_stream, "BrotliDecoderDecompressStream");
-    SYM(handle, p_brotli_error_code, "BrotliDecoderGetErrorCode");
-    SYM(handle, p_brotli_error_string, "BrotliDecoderErrorString");
+    AN_DLSYM(handle, p_brotli_create, "BrotliDecoderCreateInstance");
+    AN_DLSYM(handle, p_brotli_destroy, "BrotliDecoderDestroyInstance");
+    AN_DLSYM(handle, p_brotli_stream, "BrotliDecoderDecompressStream");
+    AN_DLSYM(handle, p_brotli_error_code, "BrotliDecoderGetErrorCode");
+    AN_DLSYM(handle, p_brotli_error_string, "BrotliDecoderErrorString");
     brotli_loaded = 1;
 }
 
 static void load_zstd(void) {
     void *handle = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) return;
-    SYM(handle, p_zstd_create, "ZSTD_createDCtx");
-    SYM(handle, p_zstd_free, "ZSTD_freeDCtx");
-    SYM(handle, p_zstd_set_parameter, "ZSTD_DCtx_setParameter");
-    SYM(handle, p_zstd_stream, "ZSTD_decompressStream");
-    SYM(handle, p_zstd_is_error, "ZSTD_isError");
-    SYM(handle, p_zstd_error_name, "ZSTD_getErrorName");
+    AN_DLSYM(handle, p_zstd_create, "ZSTD_createDCtx");
+    AN_DLSYM(handle, p_zstd_free, "ZSTD_freeDCtx");
+    AN_DLSYM(handle, p_zstd_set_parameter, "ZSTD_DCtx_setParameter");
+    AN_DLSYM(handle, p_zstd_stream, "ZSTD_decompressStream");
+    AN_DLSYM(handle, p_zstd_is_error, "ZSTD_isError");
+    AN_DLSYM(handle, p_zstd_error_name, "ZSTD_getErrorName");
     zstd_loaded = 1;
 }
 
 int an_decoder_available(int coding) {
     switch (coding) {
     case AN_CODING_GZIP:
-    case AN_CODING_DEFLATE: pthread_once(&zlib_once, load_zlib); return zlib_loaded;
+    case AN_CODING_DEFLATE: return an_zlib() != NULL;
     case AN_CODING_BROTLI: pthread_once(&brotli_once, load_brotli); return brotli_loaded;
     case AN_CODING_ZSTD: pthread_once(&zstd_once, load_zstd); return zstd_loaded;
     default: return 0;
@@ -131,6 +85,7 @@ struct an_decoder {
     uint8_t head[2];
     size_t head_length;
     an_z_stream z;
+    const an_zlib_api *zlib; /* gzip, deflate */
     void *brotli;
     void *zstd;
     const char *error;
@@ -142,10 +97,11 @@ an_decoder *an_decoder_create(int coding) {
     if (decoder == NULL) return NULL;
     decoder->coding = coding;
     decoder->error = "";
+    decoder->zlib = an_zlib();
     switch (coding) {
     case AN_CODING_GZIP:
         /* 16 + 15: gzip wrapper only, 32 KiB window. */
-        if (p_inflate_init2(&decoder->z, 16 + 15, p_zlib_version(), (int)sizeof(an_z_stream)) != AN_Z_OK) break;
+        if (decoder->zlib->inflate_init2(&decoder->z, 16 + 15, decoder->zlib->version(), (int)sizeof(an_z_stream)) != AN_Z_OK) break;
         decoder->zlib_ready = 1;
         return decoder;
     case AN_CODING_DEFLATE:
@@ -166,7 +122,7 @@ an_decoder *an_decoder_create(int coding) {
 
 void an_decoder_free(an_decoder *decoder) {
     if (decoder == NULL) return;
-    if (decoder->zlib_ready) p_inflate_end(&decoder->z);
+    if (decoder->zlib_ready) decoder->zlib->inflate_end(&decoder->z);
     if (decoder->brotli != NULL) p_brotli_destroy(decoder->brotli);
     if (decoder->zstd != NULL) p_zstd_free(decoder->zstd);
     free(decoder);
@@ -192,7 +148,7 @@ static int inflate_step(an_decoder *decoder, const uint8_t **input, size_t *inpu
     z->avail_in = (unsigned)in_chunk;
     z->next_out = output;
     z->avail_out = (unsigned)out_chunk;
-    int code = p_inflate(z, 0);
+    int code = decoder->zlib->inflate(z, AN_Z_NO_FLUSH);
     size_t used = in_chunk - z->avail_in;
     *input += used;
     *input_length -= used;
@@ -206,7 +162,7 @@ static int inflate_step(an_decoder *decoder, const uint8_t **input, size_t *inpu
     case AN_Z_STREAM_END:
         decoder->complete = 1;
         if (decoder->coding == AN_CODING_GZIP) {
-            p_inflate_reset(z); /* a further member may follow (RFC 1952 §2.2) */
+            decoder->zlib->inflate_reset(z); /* a further member may follow (RFC 1952 §2.2) */
             return *input_length == 0 ? AN_DECODE_END : AN_DECODE_OK;
         }
         decoder->ended = 1;
@@ -228,7 +184,7 @@ static int deflate_start(an_decoder *decoder, const uint8_t **input, size_t *inp
     if (decoder->head_length < 2) return 0;
     unsigned cmf = decoder->head[0], flg = decoder->head[1];
     int zlib = (cmf & 0x0F) == 8 && (cmf >> 4) <= 7 && ((cmf << 8) | flg) % 31 == 0;
-    if (p_inflate_init2(&decoder->z, zlib ? 15 : -15, p_zlib_version(), (int)sizeof(an_z_stream)) != AN_Z_OK) return -1;
+    if (decoder->zlib->inflate_init2(&decoder->z, zlib ? 15 : -15, decoder->zlib->version(), (int)sizeof(an_z_stream)) != AN_Z_OK) return -1;
     decoder->zlib_ready = 1;
     return 1;
 }

@@ -1,8 +1,9 @@
 /*
- * ANWebSocket: see include/ANWebSocket.h. The z_stream layout and constants are zlib 1.2's
- * (zlib.h), part of its stable ABI; the curl constants are those of curl.h 7.88.
+ * ANWebSocket: see include/ANWebSocket.h. zlib comes from ANZlib.c (loaded once, shared with the
+ * content decoders); the curl constants are those of curl.h 7.88.
  */
 #include "ANWebSocket.h"
+#include "ANZlib.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -10,77 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    const uint8_t *next_in;
-    unsigned avail_in;
-    unsigned long total_in;
-    uint8_t *next_out;
-    unsigned avail_out;
-    unsigned long total_out;
-    const char *msg;
-    void *state;
-    void *zalloc;
-    void *zfree;
-    void *opaque;
-    int data_type;
-    unsigned long adler;
-    unsigned long reserved;
-} an_ws_z_stream;
-
-#define Z_OK 0
-#define Z_STREAM_END 1
-#define Z_BUF_ERROR (-5)
-#define Z_NO_FLUSH 0
-#define Z_SYNC_FLUSH 2
-#define Z_DEFLATED 8
-#define Z_DEFAULT_COMPRESSION (-1)
-#define Z_DEFAULT_STRATEGY 0
-
-static const char *(*p_version)(void);
-static int (*p_deflate_init2)(an_ws_z_stream *, int, int, int, int, int, const char *, int);
-static int (*p_deflate)(an_ws_z_stream *, int);
-static int (*p_deflate_end)(an_ws_z_stream *);
-static int (*p_deflate_reset)(an_ws_z_stream *);
-static int (*p_inflate_init2)(an_ws_z_stream *, int, const char *, int);
-static int (*p_inflate)(an_ws_z_stream *, int);
-static int (*p_inflate_end)(an_ws_z_stream *);
-static int (*p_inflate_reset)(an_ws_z_stream *);
-
-static pthread_once_t zlib_once = PTHREAD_ONCE_INIT;
-static int zlib_loaded;
-
-#define SYM(handle, pointer, name)                                                              \
-    do {                                                                                        \
-        *(void **)(&pointer) = dlsym(handle, name);                                             \
-        if (pointer == NULL) return;                                                            \
-    } while (0)
-
-static void load_zlib(void) {
-    void *handle = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) return;
-    SYM(handle, p_version, "zlibVersion");
-    SYM(handle, p_deflate_init2, "deflateInit2_");
-    SYM(handle, p_deflate, "deflate");
-    SYM(handle, p_deflate_end, "deflateEnd");
-    SYM(handle, p_deflate_reset, "deflateReset");
-    SYM(handle, p_inflate_init2, "inflateInit2_");
-    SYM(handle, p_inflate, "inflate");
-    SYM(handle, p_inflate_end, "inflateEnd");
-    SYM(handle, p_inflate_reset, "inflateReset");
-    zlib_loaded = 1;
-}
-
-int an_ws_zlib_available(void) {
-    pthread_once(&zlib_once, load_zlib);
-    return zlib_loaded;
-}
+#define SUCCESS 0
+#define NO_PROGRESS 1
+#define ENDED 2
 
 void *an_ws_deflate_create(int window_bits) {
-    if (!an_ws_zlib_available() || window_bits < 9 || window_bits > 15) return NULL;
-    an_ws_z_stream *stream = calloc(1, sizeof(an_ws_z_stream));
+    const an_zlib_api *zlib = an_zlib();
+    if (zlib == NULL || window_bits < 9 || window_bits > 15) return NULL;
+    an_z_stream *stream = calloc(1, sizeof(an_z_stream));
     if (stream == NULL) return NULL;
-    if (p_deflate_init2(stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -window_bits, 8, Z_DEFAULT_STRATEGY, p_version(),
-                        (int)sizeof(an_ws_z_stream)) != Z_OK) {
+    if (zlib->deflate_init2(stream, AN_Z_DEFAULT_COMPRESSION, AN_Z_DEFLATED, -window_bits, 8, AN_Z_DEFAULT_STRATEGY,
+                            zlib->version(), (int)sizeof(an_z_stream)) != AN_Z_OK) {
         free(stream);
         return NULL;
     }
@@ -88,67 +29,70 @@ void *an_ws_deflate_create(int window_bits) {
 }
 
 void *an_ws_inflate_create(int window_bits) {
-    if (!an_ws_zlib_available() || window_bits < 8 || window_bits > 15) return NULL;
-    an_ws_z_stream *stream = calloc(1, sizeof(an_ws_z_stream));
+    const an_zlib_api *zlib = an_zlib();
+    if (zlib == NULL || window_bits < 8 || window_bits > 15) return NULL;
+    an_z_stream *stream = calloc(1, sizeof(an_z_stream));
     if (stream == NULL) return NULL;
-    if (p_inflate_init2(stream, -window_bits, p_version(), (int)sizeof(an_ws_z_stream)) != Z_OK) {
+    if (zlib->inflate_init2(stream, -window_bits, zlib->version(), (int)sizeof(an_z_stream)) != AN_Z_OK) {
         free(stream);
         return NULL;
     }
     return stream;
 }
 
+int an_ws_zlib_available(void) { return an_zlib() != NULL; }
+
+/* A stream exists only once an_zlib() has loaded, so an_zlib() below is never NULL. */
 void an_ws_deflate_free(void *stream) {
     if (stream == NULL) return;
-    p_deflate_end(stream);
+    an_zlib()->deflate_end(stream);
     free(stream);
 }
 
 void an_ws_inflate_free(void *stream) {
     if (stream == NULL) return;
-    p_inflate_end(stream);
+    an_zlib()->inflate_end(stream);
     free(stream);
 }
 
-int an_ws_deflate_reset(void *stream) { return p_deflate_reset(stream); }
-int an_ws_inflate_reset(void *stream) { return p_inflate_reset(stream); }
+int an_ws_deflate_reset(void *stream) { return an_zlib()->deflate_reset(stream); }
+int an_ws_inflate_reset(void *stream) { return an_zlib()->inflate_reset(stream); }
 
 static unsigned clamp(size_t value) { return value > 0x40000000u ? 0x40000000u : (unsigned)value; }
 
-int an_ws_deflate(void *opaque, const uint8_t *input, size_t length, size_t *consumed, uint8_t *output,
-                  size_t capacity, size_t *produced, int flush) {
-    an_ws_z_stream *stream = opaque;
+/* One deflate or inflate call (`step`) over the caller's buffers; the stream keeps no pointer to
+   them afterwards. Returns zlib's status. */
+static int run(int (*step)(an_z_stream *, int), an_z_stream *stream, int flush, const uint8_t *input,
+               size_t length, size_t *consumed, uint8_t *output, size_t capacity, size_t *produced) {
     stream->next_in = input;
     stream->avail_in = clamp(length);
     stream->next_out = output;
     stream->avail_out = clamp(capacity);
     unsigned in_before = stream->avail_in, out_before = stream->avail_out;
-    int status = p_deflate(stream, flush ? Z_SYNC_FLUSH : Z_NO_FLUSH);
+    int status = step(stream, flush);
     *consumed = in_before - stream->avail_in;
     *produced = out_before - stream->avail_out;
     stream->next_in = NULL;
     stream->next_out = NULL;
-    if (status == Z_OK || status == Z_STREAM_END) return 0;
-    if (status == Z_BUF_ERROR) return 1;
+    return status;
+}
+
+int an_ws_deflate(void *stream, const uint8_t *input, size_t length, size_t *consumed, uint8_t *output,
+                  size_t capacity, size_t *produced, int flush) {
+    int status = run(an_zlib()->deflate, stream, flush ? AN_Z_SYNC_FLUSH : AN_Z_NO_FLUSH, input, length, consumed,
+                     output, capacity, produced);
+    if (status == AN_Z_OK || status == AN_Z_STREAM_END) return SUCCESS;
+    if (status == AN_Z_BUF_ERROR) return NO_PROGRESS;
     return status < 0 ? status : -1;
 }
 
-int an_ws_inflate(void *opaque, const uint8_t *input, size_t length, size_t *consumed, uint8_t *output,
+int an_ws_inflate(void *stream, const uint8_t *input, size_t length, size_t *consumed, uint8_t *output,
                   size_t capacity, size_t *produced) {
-    an_ws_z_stream *stream = opaque;
-    stream->next_in = input;
-    stream->avail_in = clamp(length);
-    stream->next_out = output;
-    stream->avail_out = clamp(capacity);
-    unsigned in_before = stream->avail_in, out_before = stream->avail_out;
-    int status = p_inflate(stream, Z_SYNC_FLUSH);
-    *consumed = in_before - stream->avail_in;
-    *produced = out_before - stream->avail_out;
-    stream->next_in = NULL;
-    stream->next_out = NULL;
-    if (status == Z_OK) return 0;
-    if (status == Z_STREAM_END) return 2;
-    if (status == Z_BUF_ERROR) return 1;
+    int status = run(an_zlib()->inflate, stream, AN_Z_SYNC_FLUSH, input, length, consumed, output, capacity,
+                     produced);
+    if (status == AN_Z_OK) return SUCCESS;
+    if (status == AN_Z_STREAM_END) return ENDED;
+    if (status == AN_Z_BUF_ERROR) return NO_PROGRESS;
     return status < 0 ? status : -1;
 }
 
@@ -166,10 +110,10 @@ static int curl_loaded;
 static void load_curl(void) {
     void *handle = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) return;
-    SYM(handle, p_perform, "curl_easy_perform");
-    SYM(handle, p_send, "curl_easy_send");
-    SYM(handle, p_recv, "curl_easy_recv");
-    SYM(handle, p_getinfo, "curl_easy_getinfo");
+    AN_DLSYM(handle, p_perform, "curl_easy_perform");
+    AN_DLSYM(handle, p_send, "curl_easy_send");
+    AN_DLSYM(handle, p_recv, "curl_easy_recv");
+    AN_DLSYM(handle, p_getinfo, "curl_easy_getinfo");
     curl_loaded = 1;
 }
 

@@ -23,26 +23,18 @@ import Testing
 struct HTTP2HeldStreamTests {
     static let file = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
 
-    /// Runs `body` with an nginx serving `files` and a curl manager trusting the test CA.
+    /// Runs `body` with an nginx serving `files` (default: ``file`` as `f.bin`) and a curl manager
+    /// trusting the test CA.
     private func withNginx(
         files: [String: Data] = ["f.bin": Self.file],
         _ body: @escaping @Sendable (NginxTestServer, SessionManager) async throws -> Void
     ) async throws {
-        let pki = try await TestPKI.make()
-        let server = try await NginxTestServer.started(pki: pki, files: files)
-        defer { server.stop() }
-        let configuration = SessionManager.defaultConfiguration()
-        configuration.httpMaximumConnectionsPerHost = 16
-        let manager = SessionManager(
-            configuration: configuration, transport: .curl, securityPolicy: .customRoots([try pki.certificate("ca.pem")])
-        )
-        do {
-            try await withDeadline { try await body(server, manager) }
-        } catch {
-            await manager.invalidateAndCancel()
-            throw error
-        }
-        await manager.invalidateAndCancel()
+        try await withNginxAndManager(files: files, body)
+    }
+
+    /// The HTTP version of the next transfer to complete on `activity`.
+    private static func nextVersion(_ activity: TransferActivityStream) async -> String? {
+        await completedConnections(activity, count: 1).first??.httpVersion
     }
 
     /// Reads a handle's events to the end: the body and the negotiated HTTP version.
@@ -65,14 +57,7 @@ struct HTTP2HeldStreamTests {
             let activity = await manager.transferActivity()
             let (body, _) = try await manager.data(from: server.url("f.bin"))
             #expect(body == Self.file)
-            var version: String?
-            for await event in activity {
-                if case .completed(let completion) = event {
-                    version = completion.metrics?.connection?.httpVersion
-                    break
-                }
-            }
-            #expect(version == "HTTP/2")
+            #expect(await Self.nextVersion(activity) == "HTTP/2")
         }
     }
 
@@ -92,14 +77,7 @@ struct HTTP2HeldStreamTests {
             var body = Data()
             for try await chunk in sequence { body.append(chunk) }
             #expect(body == Self.file)
-            var version: String?
-            for await event in activity {
-                if case .completed(let completion) = event {
-                    version = completion.metrics?.connection?.httpVersion
-                    break
-                }
-            }
-            #expect(version == "HTTP/1.1")
+            #expect(await Self.nextVersion(activity) == "HTTP/1.1")
         }
     }
 

@@ -18,41 +18,6 @@ import Testing
 // Serialized: the memory bounds read the process's RSS, which this suite's 128 MiB test would inflate.
 @Suite(.serialized, .enabled(if: NginxTestServer.isAvailable, "needs nginx, openssl and python3 (an HTTP/2 server over TLS)"))
 struct HTTP2MultiplexingTests {
-    /// Runs `body` with an nginx serving `files` and a curl manager trusting the test CA.
-    private func withNginx(
-        files: [String: Data], connectionsPerHost: Int = 16, http2: HTTP2Options = .default,
-        _ body: @escaping @Sendable (NginxTestServer, SessionManager) async throws -> Void
-    ) async throws {
-        let pki = try await TestPKI.make()
-        let server = try await NginxTestServer.started(pki: pki, files: files)
-        defer { server.stop() }
-        let configuration = SessionManager.defaultConfiguration()
-        configuration.httpMaximumConnectionsPerHost = connectionsPerHost
-        let manager = SessionManager(
-            configuration: configuration, transport: .curl, securityPolicy: .customRoots([try pki.certificate("ca.pem")]),
-            http2: http2
-        )
-        do {
-            try await withDeadline { try await body(server, manager) }
-        } catch {
-            await manager.invalidateAndCancel()
-            throw error
-        }
-        await manager.invalidateAndCancel()
-    }
-
-    /// The connections of the next `count` completions on `activity`.
-    private static func connections(_ activity: TransferActivityStream, count: Int) async -> [ConnectionMetrics?] {
-        var result: [ConnectionMetrics?] = []
-        guard count > 0 else { return result }
-        for await event in activity {
-            guard case .completed(let completion) = event else { continue }
-            result.append(completion.metrics?.connection)
-            if result.count == count { break }
-        }
-        return result
-    }
-
     /// `count` parallel collected GETs of `url`; every body must equal `expected`.
     private static func parallelGETs(_ manager: SessionManager, _ url: URL, count: Int, expected: Data) async throws {
         try await withThrowingTaskGroup(of: Data.self) { group in
@@ -99,10 +64,10 @@ struct HTTP2MultiplexingTests {
         // Eight GETs served at 128 KiB/s (2 s each) are all open at once: with PIPEWAIT the seven
         // later ones wait for the first connection's handshake and multiplex on it.
         let file = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 1) })
-        try await withNginx(files: ["f.bin": file]) { server, manager in
+        try await withNginxAndManager(files: ["f.bin": file]) { server, manager in
             let activity = await manager.transferActivity()
             try await Self.parallelGETs(manager, server.url("slow/f.bin"), count: 8, expected: file)
-            let connections = await Self.connections(activity, count: 8)
+            let connections = await completedConnections(activity, count: 8)
             #expect(connections.allSatisfy { $0?.httpVersion == "HTTP/2" })
             #expect(Set(connections.map { $0?.connectionIdentifier }).count == 1, "\(connections.map { $0?.connectionIdentifier })")
         }
@@ -112,10 +77,10 @@ struct HTTP2MultiplexingTests {
         // libcurl 7.88 fills the first connection to the limit; the rest open connections of
         // their own (measured: 3,1,1,1,1,1 for eight requests).
         let file = Data((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 1) })
-        try await withNginx(files: ["f.bin": file], http2: HTTP2Options(maximumConcurrentStreams: 3)) { server, manager in
+        try await withNginxAndManager(files: ["f.bin": file], http2: HTTP2Options(maximumConcurrentStreams: 3)) { server, manager in
             let activity = await manager.transferActivity()
             try await Self.parallelGETs(manager, server.url("slow/f.bin"), count: 8, expected: file)
-            let connections = await Self.connections(activity, count: 8)
+            let connections = await completedConnections(activity, count: 8)
             #expect(connections.allSatisfy { $0?.httpVersion == "HTTP/2" })
             var perConnection: [String: Int] = [:]
             for connection in connections { perConnection[connection?.connectionIdentifier ?? "none", default: 0] += 1 }
@@ -131,7 +96,7 @@ struct HTTP2MultiplexingTests {
         // event stream read beside it and collected bodies (HTTP/2) complete while it is held.
         let big = Self.pattern(mebibytes: 32)
         let small = Data((0..<(64 << 10)).map { UInt8(truncatingIfNeeded: $0) })
-        try await withNginx(files: ["big.bin": big, "small.bin": small]) { server, manager in
+        try await withNginxAndManager(files: ["big.bin": big, "small.bin": small]) { server, manager in
             let held = try await manager.dataTask(with: URLRequest(url: server.url("big.bin")))
             let read = try await manager.dataTask(with: URLRequest(url: server.url("big.bin")))
             let result = try await Self.drain(read)
@@ -149,7 +114,7 @@ struct HTTP2MultiplexingTests {
         // (its consumer's buffer takes its body: 256 KiB in memory, the rest spilled), then the
         // held one is read intact.
         let big = Self.pattern(mebibytes: 64)
-        try await withNginx(files: ["big.bin": big], http2: HTTP2Options(pausableTransfers: .http2)) { server, manager in
+        try await withNginxAndManager(files: ["big.bin": big], http2: HTTP2Options(pausableTransfers: .http2)) { server, manager in
             var options = TransferOptions()
             options.buffer = BufferPolicy(highWaterMark: 256 << 10, lowWaterMark: 64 << 10)
             let held = try await manager.dataTask(with: URLRequest(url: server.url("big.bin")), options: options)
@@ -169,7 +134,7 @@ struct HTTP2MultiplexingTests {
         // after 15 s); as HTTP/2 streams they leave room on their connection.
         let big = Data(repeating: 0x33, count: 32 << 20)
         let small = Data("hello".utf8)
-        try await withNginx(
+        try await withNginxAndManager(
             files: ["big.bin": big, "small.bin": small], connectionsPerHost: 2, http2: HTTP2Options(pausableTransfers: .http2)
         ) { server, manager in
             let held = [
@@ -191,7 +156,7 @@ struct HTTP2MultiplexingTests {
         // happens. (Measured without it: this test failed 3 times out of 3.)
         let big = Data(repeating: 0x77, count: 16 << 20)
         let small = Data((0..<(16 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 11) })
-        try await withNginx(files: ["big.bin": big, "small.bin": small], connectionsPerHost: 64) { server, manager in
+        try await withNginxAndManager(files: ["big.bin": big, "small.bin": small], connectionsPerHost: 64) { server, manager in
             var held: [TransferHandle] = []
             for _ in 0..<8 { held.append(try await manager.dataTask(with: URLRequest(url: server.url("big.bin")))) }
             for handle in held { // their connections exist and are busy
@@ -211,7 +176,7 @@ struct HTTP2MultiplexingTests {
 
     @Test func oneHTTP2StreamDownloadsALargeFileWhole() async throws {
         let big = Self.pattern(mebibytes: 128)
-        try await withNginx(files: ["big.bin": big], http2: HTTP2Options(pausableTransfers: .http2)) { server, manager in
+        try await withNginxAndManager(files: ["big.bin": big], http2: HTTP2Options(pausableTransfers: .http2)) { server, manager in
             let target = FileManager.default.temporaryDirectory.appendingPathComponent("h2big-\(UUID().uuidString).bin")
             defer { try? FileManager.default.removeItem(at: target) }
             let (_, _, connection) = try await Self.drain(
@@ -234,7 +199,7 @@ struct HTTP2MultiplexingTests {
         // received at most its window plus a loop turn.
         let big = Data(repeating: 0x5A, count: 16 << 20)
         let small = Data((0..<(32 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 3) })
-        try await withNginx(files: ["big.bin": big, "small.bin": small], connectionsPerHost: 128) { server, manager in
+        try await withNginxAndManager(files: ["big.bin": big, "small.bin": small], connectionsPerHost: 128) { server, manager in
             var options = TransferOptions()
             options.buffer = BufferPolicy(highWaterMark: 256 << 10, lowWaterMark: 64 << 10)
             var held: [TransferHandle] = []
@@ -265,7 +230,7 @@ struct HTTP2MultiplexingTests {
         // grows far less than the 400 MiB the held bodies total (bound asserted: 250 MiB).
         let big = Data(repeating: 0xA5, count: 8 << 20)
         let small = Data((0..<(32 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 3) })
-        try await withNginx(
+        try await withNginxAndManager(
             files: ["big.bin": big, "small.bin": small], connectionsPerHost: 128, http2: HTTP2Options(pausableTransfers: .http2)
         ) { server, manager in
             var options = TransferOptions()
@@ -282,7 +247,7 @@ struct HTTP2MultiplexingTests {
                     }
                 }
                 try await group.waitForAll()
-                let connections = await Self.connections(activity, count: 100) // the held ones finish into their buffers
+                let connections = await completedConnections(activity, count: 100) // the held ones finish into their buffers
                 #expect(connections.allSatisfy { $0?.httpVersion == "HTTP/2" })
                 #expect(Set(connections.map { $0?.connectionIdentifier }).count == 1)
                 let growth = SoakTests.residentBytes() - before

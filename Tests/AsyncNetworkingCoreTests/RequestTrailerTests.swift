@@ -29,77 +29,69 @@ struct RequestTrailerTests {
 
     @Test("fixed fields follow the last chunk, and the head announces them in Trailer")
     func fixedFields() async throws {
-        let server = try DuplexTestServer()
-        defer { server.stop() }
-        let manager = SessionManager()
-        let (body, response) = try await withDeadline {
-            try await manager.upload(
-                for: DuplexTests.post(server.url("/record")), from: Self.chunks([1_000, 70_000]),
-                trailers: .fields(["X-Checksum": "sha256=abc", "X-Count": "2"])
-            )
+        try await DuplexTestServer.withManager { server, manager in
+            let (body, response) = try await withDeadline {
+                try await manager.upload(
+                    for: server.post("/record"), from: Self.chunks([1_000, 70_000]),
+                    trailers: .fields(["X-Checksum": "sha256=abc", "X-Count": "2"])
+                )
+            }
+            #expect(response.statusCode == 200)
+            #expect(String(decoding: body, as: UTF8.self) == "got 71000")
+            let recorded = try #require(server.requests.first)
+            #expect(recorded.complete)
+            #expect(recorded.trailerLines == ["X-Checksum: sha256=abc", "X-Count: 2"])
+            let head = recorded.head.lowercased()
+            #expect(head.contains("\r\ntransfer-encoding: chunked"))
+            #expect(head.contains("\r\ntrailer: x-checksum, x-count"))
+            let end = "\r\n0\r\nX-Checksum: sha256=abc\r\nX-Count: 2\r\n\r\n"
+            #expect(Self.tail(of: recorded, end.utf8.count) == end, "the raw end of the body: last chunk, trailer section")
         }
-        #expect(response.statusCode == 200)
-        #expect(String(decoding: body, as: UTF8.self) == "got 71000")
-        let recorded = try #require(server.requests.first)
-        #expect(recorded.complete)
-        #expect(recorded.trailerLines == ["X-Checksum: sha256=abc", "X-Count: 2"])
-        let head = recorded.head.lowercased()
-        #expect(head.contains("\r\ntransfer-encoding: chunked"))
-        #expect(head.contains("\r\ntrailer: x-checksum, x-count"))
-        let end = "\r\n0\r\nX-Checksum: sha256=abc\r\nX-Count: 2\r\n\r\n"
-        #expect(Self.tail(of: recorded, end.utf8.count) == end, "the raw end of the body: last chunk, trailer section")
-        await manager.invalidateAndCancel()
     }
 
     @Test("computed fields are made after the sequence ended, from what it produced")
     func computedFields() async throws {
-        let server = try DuplexTestServer()
-        defer { server.stop() }
-        let manager = SessionManager()
-        let sent = SanitizedMutex((bytes: 0, checksum: UInt64(0)))
-        let body = AsyncStream<Data> { continuation in
-            for index in 0..<5 {
-                let chunk = Data(repeating: UInt8(index), count: 10_000 * (index + 1))
-                sent.withLock { $0.bytes += chunk.count; $0.checksum = $0.checksum &* 31 &+ UInt64(chunk.count) }
-                continuation.yield(chunk)
+        try await DuplexTestServer.withManager { server, manager in
+            let sent = SanitizedMutex((bytes: 0, checksum: UInt64(0)))
+            let body = AsyncStream<Data> { continuation in
+                for index in 0..<5 {
+                    let chunk = Data(repeating: UInt8(index), count: 10_000 * (index + 1))
+                    sent.withLock { $0.bytes += chunk.count; $0.checksum = $0.checksum &* 31 &+ UInt64(chunk.count) }
+                    continuation.yield(chunk)
+                }
+                continuation.finish()
             }
-            continuation.finish()
+            let calls = SanitizedMutex(0)
+            _ = try await withDeadline {
+                try await manager.upload(for: server.post("/record"), from: body, trailers: .computed {
+                    calls.withLock { $0 += 1 }
+                    let (bytes, checksum) = sent.withLock { ($0.bytes, $0.checksum) }
+                    return ["X-Bytes": "\(bytes)", "X-Sum": String(checksum, radix: 16)]
+                })
+            }
+            let recorded = try #require(server.requests.first)
+            let expected = sent.withLock { $0 }
+            #expect(expected.bytes == 150_000)
+            #expect(recorded.payload == 150_000)
+            #expect(recorded.trailerLines == ["X-Bytes: 150000", "X-Sum: \(String(expected.checksum, radix: 16))"])
+            #expect(calls.withLock { $0 } == 1)
+            #expect(recorded.head.lowercased().contains("\r\ntrailer:") == false, "computed names are not known ahead")
         }
-        let calls = SanitizedMutex(0)
-        _ = try await withDeadline {
-            try await manager.upload(for: DuplexTests.post(server.url("/record")), from: body, trailers: .computed {
-                calls.withLock { $0 += 1 }
-                let (bytes, checksum) = sent.withLock { ($0.bytes, $0.checksum) }
-                return ["X-Bytes": "\(bytes)", "X-Sum": String(checksum, radix: 16)]
-            })
-        }
-        let recorded = try #require(server.requests.first)
-        let expected = sent.withLock { $0 }
-        #expect(expected.bytes == 150_000)
-        #expect(recorded.payload == 150_000)
-        #expect(recorded.trailerLines == ["X-Bytes: 150000", "X-Sum: \(String(expected.checksum, radix: 16))"])
-        #expect(calls.withLock { $0 } == 1)
-        #expect(recorded.head.lowercased().contains("\r\ntrailer:") == false, "computed names are not known ahead")
-        await manager.invalidateAndCancel()
     }
 
     @Test("trailers go out after a duplex body too, while the response was read")
     func trailersAfterADuplexBody() async throws {
-        let server = try DuplexTestServer()
-        defer { server.stop() }
-        let manager = SessionManager()
-        let (chunks, producer) = AsyncStream<Data>.makeStream()
-        let request = DuplexTests.post(server.url("/echo"))
-        try await withDeadline {
-            let (echo, _) = try await manager.stream(for: request, from: chunks, trailers: .fields(["Grpc-Status": "0"]))
-            var body = echo.makeAsyncIterator()
-            producer.yield(Data("ping".utf8))
-            #expect(try await DuplexTests.read(4, from: &body) == Data("ping".utf8))
-            producer.finish()
-            #expect(try await body.next() == nil)
+        try await DuplexTestServer.withManager { server, manager in
+            try await withDeadline {
+                let (producer, echo, _) = try await manager.openDuplex(server.post("/echo"), trailers: .fields(["Grpc-Status": "0"]))
+                var body = echo.makeAsyncIterator()
+                producer.yield(Data("ping".utf8))
+                #expect(try await DuplexTests.read(4, from: &body) == Data("ping".utf8))
+                producer.finish()
+                #expect(try await body.next() == nil)
+            }
+            #expect(server.requests.first?.trailerLines == ["Grpc-Status: 0"])
         }
-        #expect(server.requests.first?.trailerLines == ["Grpc-Status: 0"])
-        await manager.invalidateAndCancel()
     }
 
     @Test("a re-sent factory body sends its trailers again")
@@ -126,78 +118,70 @@ struct RequestTrailerTests {
         ("Cookie", "a=b"), ("Trailer", "X"), ("Expect", "100-continue"), ("Content-Type", "text/plain"),
     ])
     func refusedBeforeSending(name: String, value: String) async throws {
-        let server = try DuplexTestServer()
-        defer { server.stop() }
-        let manager = SessionManager()
-        let produced = SanitizedMutex(0)
-        let error = await expectNetworkingError {
-            try await manager.upload(
-                for: DuplexTests.post(server.url("/record")), from: EndlessChunks(produced: produced),
-                trailers: .fields(HTTPHeaders([HTTPHeader(name: name, value: value)]))
-            )
+        try await DuplexTestServer.withManager { server, manager in
+            let produced = SanitizedMutex(0)
+            let error = await expectNetworkingError {
+                try await manager.upload(
+                    for: server.post("/record"), from: EndlessChunks(produced: produced),
+                    trailers: .fields(HTTPHeaders([HTTPHeader(name: name, value: value)]))
+                )
+            }
+            #expect(error?.kind == .invalidTrailerField)
+            #expect(error.map { !$0.message.contains(value) || value.count < 2 } == true, "the value is never printed")
+            #expect(produced.withLock { $0 } == 0, "the sequence was not iterated")
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(server.requests.isEmpty, "nothing was sent")
         }
-        #expect(error?.kind == .invalidTrailerField)
-        #expect(error.map { !$0.message.contains(value) || value.count < 2 } == true, "the value is never printed")
-        #expect(produced.withLock { $0 } == 0, "the sequence was not iterated")
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(server.requests.isEmpty, "nothing was sent")
-        await manager.invalidateAndCancel()
     }
 
     @Test("a computed field that is refused fails the transfer before the body's last chunk")
     func computedRefusal() async throws {
-        let server = try DuplexTestServer()
-        defer { server.stop() }
-        let manager = SessionManager()
-        let error = await expectNetworkingError {
-            try await withDeadline {
-                try await manager.upload(
-                    for: DuplexTests.post(server.url("/record")), from: Self.chunks([5_000]),
-                    trailers: .computed { ["Content-Length": "0"] }
-                )
+        try await DuplexTestServer.withManager { server, manager in
+            let error = await expectNetworkingError {
+                try await withDeadline {
+                    try await manager.upload(
+                        for: server.post("/record"), from: Self.chunks([5_000]),
+                        trailers: .computed { ["Content-Length": "0"] }
+                    )
+                }
             }
+            #expect(error?.kind == .invalidTrailerField)
+            #expect(await eventually { server.closedConnections == 1 })
+            let recorded = try #require(server.requests.first)
+            #expect(recorded.payload == 5_000)
+            #expect(!recorded.complete, "the server never saw a complete request")
+            #expect(!String(decoding: recorded.raw, as: UTF8.self).contains("Content-Length: 0"))
         }
-        #expect(error?.kind == .invalidTrailerField)
-        #expect(await eventually { server.closedConnections == 1 })
-        let recorded = try #require(server.requests.first)
-        #expect(recorded.payload == 5_000)
-        #expect(!recorded.complete, "the server never saw a complete request")
-        #expect(!String(decoding: recorded.raw, as: UTF8.self).contains("Content-Length: 0"))
-        await manager.invalidateAndCancel()
     }
 
     @Test("a trailer closure that throws fails the transfer with its error")
     func computedThrows() async throws {
         struct Boom: Error {}
-        let server = try DuplexTestServer()
-        defer { server.stop() }
-        let manager = SessionManager()
-        let error = await expectNetworkingError {
-            try await withDeadline {
-                try await manager.upload(
-                    for: DuplexTests.post(server.url("/record")), from: Self.chunks([5_000]), trailers: .computed { throw Boom() }
-                )
+        try await DuplexTestServer.withManager { server, manager in
+            let error = await expectNetworkingError {
+                try await withDeadline {
+                    try await manager.upload(
+                        for: server.post("/record"), from: Self.chunks([5_000]), trailers: .computed { throw Boom() }
+                    )
+                }
             }
+            #expect(error?.kind == .requestSerializationFailed)
+            #expect(error?.underlyingError is Boom)
         }
-        #expect(error?.kind == .requestSerializationFailed)
-        #expect(error?.underlyingError is Boom)
-        await manager.invalidateAndCancel()
     }
 
     @Test("a spooled body cannot carry trailers")
     func spooledRefuses() async throws {
-        let server = try DuplexTestServer()
-        defer { server.stop() }
-        let manager = SessionManager()
-        let error = await expectNetworkingError {
-            try await manager.upload(
-                for: DuplexTests.post(server.url("/record")), from: Self.chunks([10]), mode: .spooled,
-                trailers: .fields(["X-A": "1"])
-            )
+        try await DuplexTestServer.withManager { server, manager in
+            let error = await expectNetworkingError {
+                try await manager.upload(
+                    for: server.post("/record"), from: Self.chunks([10]), mode: .spooled,
+                    trailers: .fields(["X-A": "1"])
+                )
+            }
+            #expect(error?.kind == .unsupportedOperation)
+            #expect(server.requests.isEmpty)
         }
-        #expect(error?.kind == .unsupportedOperation)
-        #expect(server.requests.isEmpty)
-        await manager.invalidateAndCancel()
     }
 }
 
@@ -215,17 +199,15 @@ struct RequestTrailerRuleTests {
     }
 
     @Test func urlSessionRefusesTrailersBeforeSending() async throws {
-        let server = try DuplexTestServer()
-        defer { server.stop() }
-        let manager = SessionManager(transport: .urlSession)
-        let error = await expectNetworkingError {
-            try await manager.upload(
-                for: DuplexTests.post(server.url("/record")), from: RequestTrailerTests.chunks([10]), trailers: .fields(["X-A": "1"])
-            )
+        try await DuplexTestServer.withManager(transport: .urlSession) { server, manager in
+            let error = await expectNetworkingError {
+                try await manager.upload(
+                    for: server.post("/record"), from: RequestTrailerTests.chunks([10]), trailers: .fields(["X-A": "1"])
+                )
+            }
+            #expect(error?.kind == .unsupportedOperation)
+            #expect(server.requests.isEmpty)
         }
-        #expect(error?.kind == .unsupportedOperation)
-        #expect(server.requests.isEmpty)
-        await manager.invalidateAndCancel()
     }
 
     #if os(Linux)
@@ -250,21 +232,19 @@ struct RequestTrailerRuleTests {
 extension RequestTrailerTests {
     @Test("several uploads with trailers one after another on one manager")
     func sequentialUploadsWithTrailers() async throws {
-        let server = try DuplexTestServer()
-        defer { server.stop() }
-        let manager = SessionManager()
-        for index in 0..<4 {
-            _ = try await withDeadline {
-                try await manager.upload(
-                    for: DuplexTests.post(server.url("/record")), from: Self.chunks([100 * (index + 1)]),
-                    trailers: .fields(["X-Index": "\(index)"])
-                )
+        try await DuplexTestServer.withManager { server, manager in
+            for index in 0..<4 {
+                _ = try await withDeadline {
+                    try await manager.upload(
+                        for: server.post("/record"), from: Self.chunks([100 * (index + 1)]),
+                        trailers: .fields(["X-Index": "\(index)"])
+                    )
+                }
+                let plain = server.post("/record")
+                _ = try await withDeadline { try await manager.upload(for: plain, from: Self.chunks([10])) }
             }
-            let plain = DuplexTests.post(server.url("/record"))
-            _ = try await withDeadline { try await manager.upload(for: plain, from: Self.chunks([10])) }
+            let trailers = server.requests.map(\.trailerLines)
+            #expect(trailers == [["X-Index: 0"], [], ["X-Index: 1"], [], ["X-Index: 2"], [], ["X-Index: 3"], []])
         }
-        let trailers = server.requests.map(\.trailerLines)
-        #expect(trailers == [["X-Index: 0"], [], ["X-Index: 1"], [], ["X-Index: 2"], [], ["X-Index: 3"], []])
-        await manager.invalidateAndCancel()
     }
 }

@@ -21,6 +21,13 @@ import LoopbackServer
     static let huge: [Double] = [Double(Int.max), .infinity, .greatestFiniteMagnitude, 1e300, 9.3e15, 0]
     static let invalid: [Double] = [.nan, -1, -.infinity, -Double(Int.max)]
 
+    /// A GET of `url` with `timeoutInterval` set to `timeout`.
+    static func request(_ url: URL, timeout: Double) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.timeoutInterval = timeout
+        return request
+    }
+
     // MARK: The helper
 
     @Test func timeoutsAreNilForNoLimitAndNeverTrap() {
@@ -68,8 +75,7 @@ import LoopbackServer
     func hugeRequestTimeoutsMeanNoTimeout(_ transport: SessionManager.Transport) async throws {
         try await Self.withManager(transport) { server, manager in
             for value in Self.huge {
-                var request = URLRequest(url: server.url("/bytes/1000"))
-                request.timeoutInterval = value
+                let request = Self.request(server.url("/bytes/1000"), timeout: value)
                 let (data, response) = try await manager.data(for: request)
                 #expect(response.statusCode == 200, "timeoutInterval \(value)")
                 #expect(data.count == 1000, "timeoutInterval \(value)")
@@ -81,8 +87,7 @@ import LoopbackServer
     func nanAndNegativeRequestTimeoutsAreRefused(_ transport: SessionManager.Transport) async throws {
         try await Self.withManager(transport) { server, manager in
             for value in Self.invalid {
-                var request = URLRequest(url: server.url("/bytes/10"))
-                request.timeoutInterval = value
+                let request = Self.request(server.url("/bytes/10"), timeout: value)
                 do throws(NetworkingError) {
                     _ = try await manager.data(for: request)
                     Issue.record("timeoutInterval \(value) was accepted")
@@ -128,9 +133,7 @@ import LoopbackServer
     @Test func curlRequestsFromURLRequestsTakeHugeTimeoutsAsNone() throws {
         let url = try #require(URL(string: "http://127.0.0.1:1/"))
         for value in Self.huge + Self.invalid {
-            var request = URLRequest(url: url)
-            request.timeoutInterval = value
-            #expect(CurlRequest(request)?.options.idleTimeout == nil, "\(value)")
+            #expect(CurlRequest(Self.request(url, timeout: value))?.options.idleTimeout == nil, "\(value)")
         }
         var request = URLRequest(url: url)
         request.timeoutInterval = 1.5

@@ -10,17 +10,12 @@ import Testing
 /// Whole transfers through ``TransferStateMachine``: the response hook, cancel, pause (both
 /// styles), invalidation.
 @Suite("TransferStateMachine scenarios: hooks and controls")
-struct TransferStateMachineControlTests {
+struct TransferStateMachineControlTests: TSMAttempts {
     typealias F = TSMFixtures
-    let one = TransferAttemptID(rawValue: 1)
-    let two = TransferAttemptID(rawValue: 2)
 
     /// A driver whose first attempt (#1, "R1") is running.
     func started(_ configuration: TSM.Configuration = TSM.Configuration()) -> TSMDriver {
-        var driver = TSMDriver(configuration: configuration)
-        driver.run { $0.start() }
-        driver.run { $0.admitted() }
-        return driver
+        TSMDriver.running(configuration).driver
     }
 
     var hooked: TSM.Configuration { TSM.Configuration(hasResponseHook: true) }

@@ -11,15 +11,11 @@ import Testing
 /// follows, or reports the 3xx itself): the answers ``TransferStateMachine/RedirectAnswer/followInAttempt(_:)``
 /// and ``TransferStateMachine/RedirectAnswer/refuseInAttempt``.
 @Suite("TransferStateMachine: redirects followed inside the attempt")
-struct TransferStateMachineInAttemptTests {
-    let one = TransferAttemptID(rawValue: 1)
-    let two = TransferAttemptID(rawValue: 2)
+struct TransferStateMachineInAttemptTests: TSMAttempts {
 
     /// A driver whose first attempt (#1, "R1") is running, deciding a 302 to "R2".
     func deciding(_ configuration: TSM.Configuration = TSM.Configuration()) -> TSMDriver {
-        var driver = TSMDriver(configuration: configuration)
-        driver.run { $0.start() }
-        driver.run { $0.admitted() }
+        var driver = TSMDriver.running(configuration).driver
         #expect(driver.run { $0.attemptReceivedHead(one, "302", .init(status: 302, redirect: "R2")) }
                 == [.decideRedirect(one, head: "302", proposal: "R2")])
         return driver

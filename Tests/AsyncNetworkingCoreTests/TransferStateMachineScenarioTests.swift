@@ -9,17 +9,14 @@ import Testing
 
 /// Whole transfers through ``TransferStateMachine``: redirects, challenges, limits.
 @Suite("TransferStateMachine scenarios: redirects and challenges")
-struct TransferStateMachineScenarioTests {
+struct TransferStateMachineScenarioTests: TSMAttempts {
     typealias F = TSMFixtures
-    let one = TransferAttemptID(rawValue: 1)
-    let two = TransferAttemptID(rawValue: 2)
-    let three = TransferAttemptID(rawValue: 3)
 
     /// A driver whose first attempt (#1, "R1") is running.
     func started(_ configuration: TSM.Configuration = TSM.Configuration()) -> TSMDriver {
-        var driver = TSMDriver(configuration: configuration)
-        #expect(driver.run { $0.start() } == [.schedule])
-        #expect(driver.run { $0.admitted() } == [.startAttempt(one, "R1")])
+        let (driver, start, admitted) = TSMDriver.running(configuration)
+        #expect(start == [.schedule])
+        #expect(admitted == [.startAttempt(one, "R1")])
         return driver
     }
 

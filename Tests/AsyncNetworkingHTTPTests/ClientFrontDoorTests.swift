@@ -18,12 +18,9 @@ import LoopbackServer
 @Suite("One front door: verbs, send(URLRequest) and send(Request) share the pipeline")
 struct ClientFrontDoorTests {
     @Test func verbsRunTheClientsAdaptersAndMonitors() async throws {
-        try await withClient { server, client in
+        try await withPipelineClient(recorded: true) { server, client, recorder, key in
             var client = client
-            let recorder = PipelineEventRecorder()
             client.pipeline.adapters = [HeaderAdapter("X-Front-Door", "adapted")]
-            client.pipeline.monitors = [recorder]
-            let key = pipelineKey()
             let reply = try await client.get("pipeline/flaky/\(key)?fail=0", as: PipelineAttemptReply.self)
             #expect(reply.attempt == 1)
             let sent = server.requests.filter { $0.path == "/pipeline/flaky/\(key)" }
@@ -39,10 +36,7 @@ struct ClientFrontDoorTests {
     }
 
     @Test func verbsRetryAnIdempotentTransientFailureLikeRequestValues() async throws {
-        try await withClient { server, client in
-            var client = client
-            client.pipeline.retryPolicy = pipelineFastRetries()
-            let key = pipelineKey()
+        try await withPipelineClient(fastRetries: true) { server, client, _, key in
             let reply = try await client.get("pipeline/flaky/\(key)?fail=1", as: PipelineAttemptReply.self)
             #expect(reply.attempt == 2)
             #expect(server.pipelineArrivals("flaky", key).count == 2)

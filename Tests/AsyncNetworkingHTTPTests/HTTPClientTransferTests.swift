@@ -20,36 +20,43 @@ struct HTTPClientTransferTests {
         let checksum: String
     }
 
-    static let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-    static var expected: Uploaded { Uploaded(bytes: payload.count, checksum: String(Checksum.fnv1a64(payload))) }
-
-    @Test func dataFileAndStreamUploadGoRelativeWithDefaultHeadersAndASerializedReply() async throws {
+    /// A new directory and a client (``withClient``) whose default headers hold `X-Default: d`.
+    static func withDirectoryAndClient(_ body: @escaping @Sendable (URL, LoopbackServer, HTTPClient) async throws -> Void) async throws {
         try await TransfersSupport.withDirectory { directory in
             try await withClient { server, client in
                 var client = client
                 client.defaultHeaders["X-Default"] = "d"
-                let file = directory.appendingPathComponent("body.bin")
-                try Self.payload.write(to: file)
-                let payload = Self.payload
-                let bodies: [UploadBody] = [
-                    .data(payload), .file(file), .stream(length: Int64(payload.count)) { InputStream(data: payload) },
-                    .stream(length: Int64(payload.count), mode: .chunked) { InputStream(data: payload) },
-                ]
-                for body in bodies {
-                    #expect(try await client.upload(body, to: "upload", as: Uploaded.self) == Self.expected)
-                }
-                let put = try await client.upload(.data(payload), to: "upload", method: .put, headers: ["X-Call": "c"], serializer: JSONResponseSerializer())
-                #expect(put["bytes"] == .int(payload.count))
-                let requests = server.requests
-                #expect(requests.map(\.path) == Array(repeating: "/upload", count: 5))
-                #expect(requests.map(\.method) == ["POST", "POST", "POST", "POST", "PUT"])
-                #expect(requests.allSatisfy { $0.header("X-Default") == "d" })
-                #expect(requests.last?.header("X-Call") == "c")
-                let failed = await #expect(throws: NetworkingError.self) {
-                    try await client.upload(.data(payload), to: "status/503", as: Uploaded.self)
-                }
-                #expect(failed?.kind == .unacceptableStatusCode(503))
+                try await body(directory, server, client)
             }
+        }
+    }
+
+    static let payload = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    static var expected: Uploaded { Uploaded(bytes: payload.count, checksum: String(Checksum.fnv1a64(payload))) }
+
+    @Test func dataFileAndStreamUploadGoRelativeWithDefaultHeadersAndASerializedReply() async throws {
+        try await Self.withDirectoryAndClient { directory, server, client in
+            let file = directory.appendingPathComponent("body.bin")
+            try Self.payload.write(to: file)
+            let payload = Self.payload
+            let bodies: [UploadBody] = [
+                .data(payload), .file(file), .stream(length: Int64(payload.count)) { InputStream(data: payload) },
+                .stream(length: Int64(payload.count), mode: .chunked) { InputStream(data: payload) },
+            ]
+            for body in bodies {
+                #expect(try await client.upload(body, to: "upload", as: Uploaded.self) == Self.expected)
+            }
+            let put = try await client.upload(.data(payload), to: "upload", method: .put, headers: ["X-Call": "c"], serializer: JSONResponseSerializer())
+            #expect(put["bytes"] == .int(payload.count))
+            let requests = server.requests
+            #expect(requests.map(\.path) == Array(repeating: "/upload", count: 5))
+            #expect(requests.map(\.method) == ["POST", "POST", "POST", "POST", "PUT"])
+            #expect(requests.allSatisfy { $0.header("X-Default") == "d" })
+            #expect(requests.last?.header("X-Call") == "c")
+            let failed = await #expect(throws: NetworkingError.self) {
+                try await client.upload(.data(payload), to: "status/503", as: Uploaded.self)
+            }
+            #expect(failed?.kind == .unacceptableStatusCode(503))
         }
     }
 
@@ -128,31 +135,27 @@ struct HTTPClientTransferTests {
     }
 
     @Test func downloadsGoRelativeWithHeadersToTheirDestinationWithProgress() async throws {
-        try await TransfersSupport.withDirectory { directory in
-            try await withClient { server, client in
-                var client = client
-                client.defaultHeaders["X-Default"] = "d"
-                let target = directory.appendingPathComponent("one.bin")
-                let saved = try await client.download("bytes/5000", parameters: ["seed": 3], to: .file(target))
-                #expect(saved.value == target && saved.statusCode == 200 && saved.data.isEmpty)
-                #expect(try Data(contentsOf: target).count == 5000)
-                #expect(server.requests.last?.target == "/bytes/5000?seed=3")
-                #expect(server.requests.last?.header("X-Default") == "d")
+        try await Self.withDirectoryAndClient { directory, server, client in
+            let target = directory.appendingPathComponent("one.bin")
+            let saved = try await client.download("bytes/5000", parameters: ["seed": 3], to: .file(target))
+            #expect(saved.value == target && saved.statusCode == 200 && saved.data.isEmpty)
+            #expect(try Data(contentsOf: target).count == 5000)
+            #expect(server.requests.last?.target == "/bytes/5000?seed=3")
+            #expect(server.requests.last?.header("X-Default") == "d")
 
-                let task = try await client.downloadTask("bytes/250000", to: .directory(directory))
-                var last: TransferProgress?
-                for await case .downloadProgress(let value) in task.events { last = value }
-                let file = try await task.value
-                #expect(file.deletingLastPathComponent().standardizedFileURL == directory.standardizedFileURL)
-                #expect(TransfersSupport.checksumOfFileSize(file) == 250_000)
-                #expect(last?.completedBytes == 250_000)
+            let task = try await client.downloadTask("bytes/250000", to: .directory(directory))
+            var last: TransferProgress?
+            for await case .downloadProgress(let value) in task.events { last = value }
+            let file = try await task.value
+            #expect(file.deletingLastPathComponent().standardizedFileURL == directory.standardizedFileURL)
+            #expect(TransfersSupport.checksumOfFileSize(file) == 250_000)
+            #expect(last?.completedBytes == 250_000)
 
-                let missing = await #expect(throws: NetworkingError.self) {
-                    try await client.download("status/404", to: .file(directory.appendingPathComponent("no.bin")))
-                }
-                #expect(missing?.kind == .unacceptableStatusCode(404))
-                #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("no.bin").path))
+            let missing = await #expect(throws: NetworkingError.self) {
+                try await client.download("status/404", to: .file(directory.appendingPathComponent("no.bin")))
             }
+            #expect(missing?.kind == .unacceptableStatusCode(404))
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("no.bin").path))
         }
     }
 }

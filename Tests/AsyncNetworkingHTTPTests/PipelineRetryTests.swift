@@ -15,10 +15,7 @@ import LoopbackServer
 @Suite("Pipeline retries against the loopback server")
 struct PipelineRetryTests {
     @Test func retryAfterOneSecondIsHonouredOnTheServerClock() async throws {
-        try await withClient { server, client in
-            var client = client
-            client.pipeline.retryPolicy = pipelineFastRetries()
-            let key = pipelineKey()
+        try await withPipelineClient(fastRetries: true) { server, client, _, key in
             let reply = try await client.send(.get("pipeline/flaky/\(key)?fail=1&retry-after=1", as: PipelineAttemptReply.self))
             #expect(reply.value.attempt == 2)
             let arrivals = server.pipelineArrivals("flaky", key)
@@ -31,10 +28,7 @@ struct PipelineRetryTests {
     }
 
     @Test func aPostIsNotRetriedUnlessItHasAnIdempotencyKey() async throws {
-        try await withClient { server, client in
-            var client = client
-            client.pipeline.retryPolicy = pipelineFastRetries()
-            let key = pipelineKey()
+        try await withPipelineClient(fastRetries: true) { server, client, _, key in
             let error = await expectNetworkingError {
                 try await client.send(.post("pipeline/flaky/\(key)?fail=1", body: .data(Data("x".utf8), contentType: "text/plain"), as: Data.self))
             }
@@ -66,11 +60,9 @@ struct PipelineRetryTests {
     @Test func transientTransportErrorsAreRetried() async throws {
         let refusing = try RefusingPort()
         defer { refusing.close() }
-        try await withClient { _, client in
+        try await withPipelineClient(recorded: true) { _, client, recorder, _ in
             var client = client
-            let recorder = PipelineEventRecorder()
             client.pipeline.retryPolicy = pipelineFastRetries(maxAttempts: 3)
-            client.pipeline.monitors = [recorder]
             let error = await expectNetworkingError { try await client.send(.get(refusing.url("/x"), as: Data.self)) }
             #expect(error?.kind == .transport(.cannotConnectToHost))
             #expect(recorder.names.filter { $0 == "attemptFailed" }.count == 3)
@@ -122,12 +114,7 @@ struct PipelineRetryTests {
     }
 
     @Test func cancellingDuringBackoffEndsAtOnceWithCancelled() async throws {
-        try await withClient { server, client in
-            var client = client
-            let recorder = PipelineEventRecorder()
-            client.pipeline.retryPolicy = pipelineFastRetries()
-            client.pipeline.monitors = [recorder]
-            let key = pipelineKey()
+        try await withPipelineClient(fastRetries: true, recorded: true) { server, client, recorder, key in
             let task = Task {
                 await expectNetworkingError { try await client.send(.get("pipeline/flaky/\(key)?fail=1&retry-after=600", as: Data.self)) }
             }
@@ -141,12 +128,7 @@ struct PipelineRetryTests {
     }
 
     @Test func monitorsSeeEveryStepInOrder() async throws {
-        try await withClient { _, client in
-            var client = client
-            let recorder = PipelineEventRecorder()
-            client.pipeline.retryPolicy = pipelineFastRetries()
-            client.pipeline.monitors = [recorder]
-            let key = pipelineKey()
+        try await withPipelineClient(fastRetries: true, recorded: true) { _, client, recorder, key in
             _ = try await client.send(.get("pipeline/flaky/\(key)?fail=1&retry-after=0", as: PipelineAttemptReply.self))
             #expect(recorder.names == [
                 "adapted", "started", "response", "retryScheduled",

@@ -14,9 +14,8 @@ import Glibc
 /// there once it listens, and then a line per event for the test to read back.
 final class LoggingPythonPeer: Sendable {
     let port: Int
-    private let child: Subprocess.Child
+    private let child: OwnedChild
     private let logURL: URL
-    private let stopped = SanitizedMutex(false)
 
     /// Writes `script` to `directory/scriptName` (once), starts it with `arguments` and the log's
     /// path, and waits (up to ``hangDeadline``) for its `PORT` line.
@@ -29,7 +28,7 @@ final class LoggingPythonPeer: Sendable {
         logURL = directory.appendingPathComponent("\(scriptName)-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let child = try Subprocess.start("/usr/bin/env", ["python3", scriptURL.path] + arguments + [logURL.path])
-        self.child = child
+        self.child = OwnedChild(child)
         let deadline = Date().addingTimeInterval(hangDeadline)
         var port: Int?
         while port == nil, Date() < deadline, child.isRunning {
@@ -50,23 +49,16 @@ final class LoggingPythonPeer: Sendable {
         ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// Kills the peer (SIGKILL: the test process may block SIGTERM in the thread that spawned
-    /// it, and a child inherits that mask) and reaps it. Idempotent.
-    func stop() {
-        stopped.withLock { done in
-            guard !done else { return }
-            done = true
-            child.terminate(SIGKILL)
-        }
-    }
-
-    deinit { stop() }
+    /// Kills the peer and reaps it (``OwnedChild/stop()``). Idempotent; also done on deinit.
+    func stop() { child.stop() }
 
     /// The python every such script starts with: `log_path` (the last argument), a `log(line)`
     /// that appends to it from any thread, SIGTERM unblocked, a watchdog that exits when the test
-    /// process is gone, and `accept_tls(ctx, raw, mode)` for a server-side handshake.
+    /// process is gone, `read_until(conn, buf, mark)` and `read_exact(conn, buf, n)` over a
+    /// read-ahead buffer `buf = [b""]`, and
+    /// `accept_tls(ctx, raw, mode)` for a server-side handshake.
     static let preamble = #"""
-    import os, signal, socket, struct, sys, threading, time
+    import base64, os, select, signal, socket, struct, sys, threading, time
     log_path = sys.argv[-1]
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -80,6 +72,25 @@ final class LoggingPythonPeer: Sendable {
     def log(line):
         with lock, open(log_path, "a") as f:
             f.write(line + "\n")
+    def read_until(conn, buf, mark):
+        # The bytes before `mark` (both consumed) from `buf[0]` (what was read ahead) and then
+        # `conn`; None at the end of input.
+        while mark not in buf[0]:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return None
+            buf[0] += chunk
+        data, buf[0] = buf[0].split(mark, 1)
+        return data
+    def read_exact(conn, buf, n):
+        # `n` bytes from `buf[0]` (what was read ahead) and then `conn`; fewer at the end of input.
+        while len(buf[0]) < n:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            buf[0] += chunk
+        data, buf[0] = buf[0][:n], buf[0][n:]
+        return data
     def accept_tls(ctx, raw, mode="linger"):
         # The server handshake on `raw`: the TLS connection, or None once a failed handshake is
         # logged (HANDSHAKE-FAILED) and the connection ended as `mode` says: "close" at once,
@@ -103,4 +114,25 @@ final class LoggingPythonPeer: Sendable {
         return None
 
     """#
+}
+
+/// A child process a test support type owns: killed with SIGKILL (the test process may block
+/// SIGTERM in the thread that spawned it, and a child inherits that mask) and reaped, once, by
+/// ``stop()`` or on deinit.
+final class OwnedChild: Sendable {
+    let child: Subprocess.Child
+    private let stopped = SanitizedMutex(false)
+
+    init(_ child: Subprocess.Child) { self.child = child }
+
+    /// Kills and reaps the child. Idempotent.
+    func stop() {
+        stopped.withLock { done in
+            guard !done else { return }
+            done = true
+            child.terminate(SIGKILL)
+        }
+    }
+
+    deinit { stop() }
 }

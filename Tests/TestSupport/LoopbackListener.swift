@@ -32,6 +32,34 @@ func openLoopbackListener(backlog: Int32 = 64) throws -> (listener: Int32, port:
     return (listener, UInt16(bigEndian: address.sin_port))
 }
 
+/// A port on 127.0.0.1 nothing listens on (a listener on port 0, read back, then closed): the port
+/// to give a server that must be told one, or to connect to and be refused.
+func unusedLoopbackPort() throws -> Int {
+    let (listener, port) = try openLoopbackListener()
+    close(listener)
+    return Int(port)
+}
+
+/// Polls a TCP connect to 127.0.0.1:`port` until it succeeds (`true`), or `child` exits or
+/// `seconds` pass (`false`): for a server started as a child process that cannot report its port.
+func waitUntilListening(_ port: Int, child: Subprocess.Child, within seconds: Double) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline, child.isRunning {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        close(descriptor)
+        if connected { return true }
+        usleep(20_000)
+    }
+    return false
+}
+
 /// The connection machinery every raw-socket test server shares: a listener on 127.0.0.1, an
 /// accept loop and a thread per connection (none on the cooperative pool), and a `stop()` that
 /// touches only descriptors it still owns.

@@ -12,8 +12,7 @@ final class NginxTestServer: Sendable {
     private let child: Subprocess.Child
 
     /// The `nginx` executable on the `PATH`, if any.
-    static let executable: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/sbin:/usr/bin:/sbin:/bin")
-        .split(separator: ":").map { "\($0)/nginx" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let executable = Subprocess.executable("nginx", fallbackPath: "/usr/sbin:/usr/bin:/sbin:/bin")
 
     /// Whether nginx, openssl and python3 (the PKI) are present.
     static var isAvailable: Bool { executable != nil && TestPKI.isAvailable }
@@ -32,7 +31,7 @@ final class NginxTestServer: Sendable {
         for (name, contents) in files { try contents.write(to: root.appendingPathComponent(name)) }
         var lastError = "no attempt"
         for _ in 0..<5 {
-            let port = try Self.freePort()
+            let port = try unusedLoopbackPort()
             let config = """
             worker_processes 1;
             daemon off;
@@ -63,7 +62,7 @@ final class NginxTestServer: Sendable {
             let child = try Subprocess.start(
                 executable, ["-c", configFile.path, "-p", directory.path + "/", "-e", directory.appendingPathComponent("error.log").path]
             )
-            if Self.waitUntilListening(port, child: child) {
+            if waitUntilListening(port, child: child, within: 20) {
                 self.port = port
                 self.child = child
                 return
@@ -82,44 +81,5 @@ final class NginxTestServer: Sendable {
     func stop() {
         child.terminate(SIGTERM)
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    /// A port nothing listened on a moment ago (bound to port 0 and read back, then closed).
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw TLSTestError("socket failed: errno \(errno)") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw TLSTestError("bind failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    /// Polls a TCP connect to `port` until it succeeds, the child exits, or 20 s pass.
-    private static func waitUntilListening(_ port: Int, child: Subprocess.Child) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            guard child.isRunning else { return false }
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            close(socket)
-            if connected { return true }
-            usleep(50_000)
-        }
-        return false
     }
 }

@@ -108,3 +108,19 @@ struct PipelineNewUser: Codable, Sendable, Hashable {
     let name: String
     var score: Double = 1
 }
+
+/// ``withClient`` with the set-up most pipeline tests start with: `fastRetries` makes
+/// ``pipelineFastRetries()`` the retry policy, `recorded` makes a new ``PipelineEventRecorder`` the
+/// monitors. `body` gets the server, the client, that recorder and a new ``pipelineKey()``.
+func withPipelineClient(
+    fastRetries: Bool = false, recorded: Bool = false,
+    _ body: @escaping @Sendable (LoopbackServer, HTTPClient, PipelineEventRecorder, String) async throws -> Void
+) async throws {
+    try await withClient { server, client in
+        var client = client
+        let recorder = PipelineEventRecorder()
+        if fastRetries { client.pipeline.retryPolicy = pipelineFastRetries() }
+        if recorded { client.pipeline.monitors = [recorder] }
+        try await body(server, client, recorder, pipelineKey())
+    }
+}

@@ -22,12 +22,10 @@ import Glibc
 /// request `200` with the body `client-port=N` (the port the request came from) and logs
 /// `ORIGIN METHOD TARGET client=N`; `Connection: close` closes after the response.
 final class ProxyTestServer: Sendable {
-    let port: Int
-    private let child: Subprocess.Child
-    private let logURL: URL
+    private let peer: LoggingPythonPeer
 
-    /// Starts the script and waits (up to ``hangDeadline``) until it listens.
-    /// Starts the script on a thread of its own (it polls until the script listens).
+    /// Starts the script on a thread of its own (it polls, up to ``hangDeadline``, until the
+    /// script listens).
     static func started(requiring credential: ProxyCredential? = nil, origin: Bool = false) async throws -> ProxyTestServer {
         try await offThePool { try ProxyTestServer(requiring: credential, origin: origin) }
     }
@@ -35,89 +33,32 @@ final class ProxyTestServer: Sendable {
     init(requiring credential: ProxyCredential? = nil, origin: Bool = false) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-proxy-tests", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let script = directory.appendingPathComponent("proxy-\(UUID().uuidString).py")
-        try Data(Self.script.utf8).write(to: script)
-        logURL = directory.appendingPathComponent("proxy-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let auth = credential.map { "\($0.user):\($0.password)" } ?? "-"
-        child = try Subprocess.start("/usr/bin/env", ["python3", script.path, logURL.path, auth, origin ? "origin" : "proxy"])
-        port = try Self.waitForPort(logURL, child: child, name: "the proxy test server")
+        peer = try LoggingPythonPeer(
+            script: Self.script, scriptName: "proxy-\(UUID().uuidString).py", in: directory,
+            arguments: [auth, origin ? "origin" : "proxy"], failure: "the proxy test server did not start"
+        )
     }
 
+    /// The port it listens on.
+    var port: Int { peer.port }
+
     /// The log lines so far (see the type's description).
-    var log: [String] {
-        ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
+    var log: [String] { peer.log }
 
     /// `http://127.0.0.1:PORT` + `path` (origin mode).
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// Kills the script (SIGKILL) and reaps it.
-    func stop() {
-        stopped.withLock { done in
-            guard !done else { return }
-            done = true
-            child.terminate(SIGKILL)
-        }
-    }
-    private let stopped = SanitizedMutex(false)
+    func stop() { peer.stop() }
 
-    deinit { stop() }
-
-    static func waitForPort(_ logURL: URL, child: Subprocess.Child, name: String) throws -> Int {
-        let deadline = Date().addingTimeInterval(hangDeadline)
-        while Date() < deadline, child.isRunning {
-            if let port = ((try? String(contentsOf: logURL, encoding: .utf8)) ?? "")
-                .split(separator: "\n").first(where: { $0.hasPrefix("PORT ") }).flatMap({ Int($0.dropFirst(5)) }) {
-                return port
-            }
-            usleep(20_000)
-        }
-        child.terminate()
-        throw TLSTestError("\(name) did not start")
-    }
-
-    /// A port nothing listens on (bound, then closed): connecting to it is refused.
-    static func closedPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw TLSTestError("socket failed") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw TLSTestError("bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    static let script = #"""
-import base64, os, select, signal, socket, struct, sys, threading, time
-log_path, required_auth, mode = sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "proxy"
-signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
-signal.signal(signal.SIGTERM, signal.SIG_DFL)
-parent = os.getppid()
-def watch_parent():
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(0)
-threading.Thread(target=watch_parent, daemon=True).start()
-lock = threading.Lock()
-def log(line):
-    with lock, open(log_path, "a") as f:
-        f.write(line + "\n")
+    static let script = LoggingPythonPeer.preamble + #"""
+required_auth, mode = sys.argv[1], sys.argv[2]
 HOP = {"proxy-authorization", "proxy-connection", "connection", "keep-alive"}
 def read_head(conn, buf):
-    while b"\r\n\r\n" not in buf[0]:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None
-        buf[0] += chunk
-    head, buf[0] = buf[0].split(b"\r\n\r\n", 1)
+    head = read_until(conn, buf, b"\r\n\r\n")
+    if head is None:
+        return None
     lines = head.decode("latin-1").split("\r\n")
     headers = []
     for h in lines[1:]:
@@ -129,14 +70,6 @@ def get(headers, name):
         if n.lower() == name:
             return v
     return None
-def read_exact(conn, buf, n):
-    while len(buf[0]) < n:
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        buf[0] += chunk
-    data, buf[0] = buf[0][:n], buf[0][n:]
-    return data
 def pump(a, b):
     socks = [a, b]
     try:
@@ -277,11 +210,10 @@ while True:
 /// `BasicAuth` and a log of every request (`Request (file descriptor N): GET http://… HTTP/1.1`).
 final class TinyproxyServer: Sendable {
     /// `tinyproxy` on the `PATH` (or in /usr/bin, /usr/sbin), or `nil`.
-    static let executable: String? = ((ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/bin:/usr/sbin")
-        .split(separator: ":").map { "\($0)/tinyproxy" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let executable = Subprocess.executable("tinyproxy", fallbackPath: "", extraDirectories: ["/usr/bin", "/usr/sbin"])
 
     let port: Int
-    private let child: Subprocess.Child
+    private let child: OwnedChild
     private let logURL: URL
 
     /// Starts tinyproxy requiring `credential` and waits until it accepts connections.
@@ -298,7 +230,7 @@ final class TinyproxyServer: Sendable {
         logURL = directory.appendingPathComponent("tinyproxy.log")
         var lastError: (any Error)?
         for _ in 0..<5 {
-            let port = try ProxyTestServer.closedPort()
+            let port = try unusedLoopbackPort()
             let config = """
             Port \(port)
             Listen 127.0.0.1
@@ -313,9 +245,9 @@ final class TinyproxyServer: Sendable {
             let configURL = directory.appendingPathComponent("tinyproxy.conf")
             try Data(config.utf8).write(to: configURL)
             let child = try Subprocess.start(executable, ["-d", "-c", configURL.path])
-            if Self.waitUntilListening(port, child: child) {
+            if waitUntilListening(port, child: child, within: hangDeadline) {
                 self.port = port
-                self.child = child
+                self.child = OwnedChild(child)
                 return
             }
             child.terminate()
@@ -330,32 +262,6 @@ final class TinyproxyServer: Sendable {
             .compactMap { line in line.range(of: "Request (file descriptor").map { String(line[$0.upperBound...]) } }
     }
 
-    func stop() {
-        stopped.withLock { done in
-            guard !done else { return }
-            done = true
-            child.terminate(SIGKILL)
-        }
-    }
-    private let stopped = SanitizedMutex(false)
-
-    deinit { stop() }
-
-    private static func waitUntilListening(_ port: Int, child: Subprocess.Child) -> Bool {
-        let deadline = Date().addingTimeInterval(hangDeadline)
-        while Date() < deadline, child.isRunning {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            close(descriptor)
-            if connected { return true }
-            usleep(20_000)
-        }
-        return false
-    }
+    /// Kills tinyproxy (SIGKILL) and reaps it.
+    func stop() { child.stop() }
 }

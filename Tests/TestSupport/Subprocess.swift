@@ -34,6 +34,15 @@ enum Subprocess {
         let description: String
     }
 
+    /// The executable `name` in a directory of the `PATH` (`fallbackPath` when it is unset) or
+    /// then of `extraDirectories`, or `nil`.
+    static func executable(
+        _ name: String, fallbackPath: String = "/usr/bin:/bin", extraDirectories: [String] = []
+    ) -> String? {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? fallbackPath).split(separator: ":").map(String.init)
+        return (directories + extraDirectories).map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     /// A started child: its pid, to signal and reap.
     struct Child: Sendable {
         let pid: pid_t

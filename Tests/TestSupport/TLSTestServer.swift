@@ -57,21 +57,8 @@ final class TLSTestServer: Sendable {
     listener.listen(64)
     counter = [0]
     def read_line(conn, buf):
-        while b"\r\n" not in buf[0]:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return None
-            buf[0] += chunk
-        line, buf[0] = buf[0].split(b"\r\n", 1)
-        return line.decode("latin-1")
-    def read_exact(conn, buf, n):
-        while len(buf[0]) < n:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            buf[0] += chunk
-        data, buf[0] = buf[0][:n], buf[0][n:]
-        return data
+        line = read_until(conn, buf, b"\r\n")
+        return None if line is None else line.decode("latin-1")
     def serve(raw, number):
         conn = accept_tls(ctx, raw)
         if conn is None:

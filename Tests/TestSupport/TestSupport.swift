@@ -175,3 +175,41 @@ func rawResponseURL(_ server: LoopbackServer, _ response: String) -> URL {
         .replacingOccurrences(of: "=", with: "")
     return server.url("/raw?b64=\(encoded)")
 }
+
+/// Runs `body` with an nginx (``NginxTestServer``: HTTP/2 over TLS) serving `files` and a curl
+/// manager trusting the test CA, at most `connectionsPerHost` connections per host and `http2` as
+/// its HTTP/2 options, within a deadline; then invalidates the manager and stops nginx whatever
+/// happens.
+func withNginxAndManager(
+    files: [String: Data], connectionsPerHost: Int = 16, http2: HTTP2Options = .default,
+    _ body: @escaping @Sendable (NginxTestServer, SessionManager) async throws -> Void
+) async throws {
+    let pki = try await TestPKI.make()
+    let server = try await NginxTestServer.started(pki: pki, files: files)
+    defer { server.stop() }
+    let configuration = SessionManager.defaultConfiguration()
+    configuration.httpMaximumConnectionsPerHost = connectionsPerHost
+    let manager = SessionManager(
+        configuration: configuration, transport: .curl, securityPolicy: .customRoots([try pki.certificate("ca.pem")]),
+        http2: http2
+    )
+    do {
+        try await withDeadline { try await body(server, manager) }
+    } catch {
+        await manager.invalidateAndCancel()
+        throw error
+    }
+    await manager.invalidateAndCancel()
+}
+
+/// The connections of the next `count` completions on `activity`.
+func completedConnections(_ activity: TransferActivityStream, count: Int) async -> [ConnectionMetrics?] {
+    var result: [ConnectionMetrics?] = []
+    guard count > 0 else { return result }
+    for await event in activity {
+        guard case .completed(let completion) = event else { continue }
+        result.append(completion.metrics?.connection)
+        if result.count == count { break }
+    }
+    return result
+}

@@ -81,3 +81,25 @@ struct TSMDriver {
         return done
     }
 }
+
+extension TSMDriver {
+    /// A driver whose first attempt (#1, "R1") is running: `start()` and `admitted()` applied, with
+    /// the actions each returned, for the tests to check.
+    static func running(
+        _ configuration: TSM.Configuration = TSM.Configuration()
+    ) -> (driver: TSMDriver, start: [TSM.Action], admitted: [TSM.Action]) {
+        var driver = TSMDriver(configuration: configuration)
+        let start = driver.run { $0.start() }
+        let admitted = driver.run { $0.admitted() }
+        return (driver, start, admitted)
+    }
+}
+
+/// The attempts of a scenario, by number: #1 is the transfer's first, each restart gets the next.
+protocol TSMAttempts {}
+
+extension TSMAttempts {
+    var one: TransferAttemptID { TransferAttemptID(rawValue: 1) }
+    var two: TransferAttemptID { TransferAttemptID(rawValue: 2) }
+    var three: TransferAttemptID { TransferAttemptID(rawValue: 3) }
+}

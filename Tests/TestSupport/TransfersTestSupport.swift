@@ -147,3 +147,43 @@ extension SessionManager {
         }
     }
 }
+
+extension DuplexTestServer {
+    /// Starts a server and a manager on `transport`, runs `body`, then invalidates the manager and
+    /// stops the server whatever happens. `body` puts its own deadline around what could hang, so it
+    /// can still assert on ``requests`` afterwards.
+    static func withManager(
+        transport: SessionManager.Transport = .platformDefault,
+        _ body: (DuplexTestServer, SessionManager) async throws -> Void
+    ) async throws {
+        let server = try DuplexTestServer()
+        defer { server.stop() }
+        let manager = SessionManager(transport: transport)
+        do {
+            try await body(server, manager)
+        } catch {
+            await manager.invalidateAndCancel()
+            throw error
+        }
+        await manager.invalidateAndCancel()
+    }
+
+    /// A `POST` of `path` on this server (the body goes to the upload or stream call).
+    func post(_ path: String) -> URLRequest {
+        var request = URLRequest(url: url(path))
+        request.httpMethod = "POST"
+        return request
+    }
+}
+
+extension SessionManager {
+    /// Full duplex with a body the test produces as it goes: ``stream(for:from:trailers:options:)``
+    /// over a new `AsyncStream`, returned with its continuation.
+    func openDuplex(
+        _ request: URLRequest, trailers: RequestTrailers? = nil
+    ) async throws -> (producer: AsyncStream<Data>.Continuation, body: ResponseBody, response: HTTPURLResponse) {
+        let (chunks, producer) = AsyncStream<Data>.makeStream()
+        let (body, response) = try await stream(for: request, from: chunks, trailers: trailers)
+        return (producer, body, response)
+    }
+}

@@ -14,33 +14,14 @@ import Foundation
 /// `/getResults` (a JSON object `id → {"behavior", "reason"}`, sent once every case that was run
 /// has been judged). The cases are ``WebSocketFuzzingCases/script``.
 enum WebSocketFuzzingServer {
-    static var script: String { core + WebSocketFuzzingCases.script + main }
+    static var script: String { WebSocketServerPython.common + core + WebSocketFuzzingCases.script + main }
 
     static let core = #"""
-import base64, hashlib, json, os, random, socket, struct, sys, threading, time, zlib
-from urllib.parse import urlsplit, parse_qs
-
-GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-TAIL = b"\x00\x00\xff\xff"
 CASES = []        # in order
 BY_ID = {}
 RESULTS = {}
 RUNNING = set()
 STATE = threading.Condition()
-
-class Closed(Exception):
-    pass
-
-def frame(opcode, payload=b"", fin=True, rsv=0):
-    head = bytes([(0x80 if fin else 0) | (rsv << 4) | opcode])
-    n = len(payload)
-    if n < 126:
-        head += bytes([n])
-    elif n <= 0xFFFF:
-        head += bytes([126]) + struct.pack("!H", n)
-    else:
-        head += bytes([127]) + struct.pack("!Q", n)
-    return head + payload
 
 def close_payload(code, reason=b""):
     return struct.pack("!H", code) + reason
@@ -320,20 +301,6 @@ def serve_case(case, c):
 
     static let main = #"""
 
-def handshake(conn):
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = conn.recv(4096)
-        if not chunk:
-            raise Closed()
-        head += chunk
-    lines = head.split(b"\r\n\r\n", 1)[0].decode().split("\r\n")
-    headers = {}
-    for line in lines[1:]:
-        k, v = line.split(":", 1)
-        headers[k.strip().lower()] = v.strip()
-    return lines[0].split(" ")[1], headers
-
 def answer(conn, headers, extra):
     accept = base64.b64encode(hashlib.sha1(headers.get("sec-websocket-key", "").encode() + GUID).digest()).decode()
     response = ["HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: " + accept] + extra
@@ -388,21 +355,10 @@ def serve(conn):
     except (Closed, OSError):
         pass
     finally:
-        try:
-            conn.close()
-        except OSError:
-            pass
+        close_quietly(conn)
 
 def main():
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    print("PORT %d" % sock.getsockname()[1], flush=True)
-    while True:
-        conn, _ = sock.accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+    serve_forever(serve)
 
 if __name__ == "__main__":
     main()

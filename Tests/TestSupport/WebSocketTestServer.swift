@@ -21,8 +21,7 @@ final class WebSocketTestServer: Sendable {
     private let directory: URL
 
     /// The `python3` on the PATH, if any.
-    static let python: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        .split(separator: ":").map { "\($0)/python3" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let python = Subprocess.executable("python3")
 
     /// Starts `script` (default: the misbehaving server below) with a certificate and key for TLS.
     init(certificate: URL? = nil, key: URL? = nil, script: String = WebSocketTestServer.script, arguments extra: [String] = []) throws {
@@ -105,16 +104,7 @@ async def main():
 asyncio.run(main())
 """#
 
-    static let script = #"""
-import base64, hashlib, os, socket, ssl, struct, sys, threading, time, zlib
-from urllib.parse import urlsplit, parse_qs
-
-GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-TAIL = b"\x00\x00\xff\xff"
-
-class Closed(Exception):
-    pass
-
+    static let script = WebSocketServerPython.common + #"""
 def recv_exact(conn, n):
     data = b""
     while len(data) < n:
@@ -123,17 +113,6 @@ def recv_exact(conn, n):
             raise Closed()
         data += chunk
     return data
-
-def frame(opcode, payload=b"", fin=True, rsv=0, length_override=None):
-    head = bytes([(0x80 if fin else 0) | rsv | opcode])
-    n = len(payload) if length_override is None else length_override
-    if n < 126:
-        head += bytes([n])
-    elif n <= 0xFFFF:
-        head += bytes([126]) + struct.pack("!H", n)
-    else:
-        head += bytes([127]) + struct.pack("!Q", n)
-    return head + payload
 
 def read_frame(conn):
     b0, b1 = recv_exact(conn, 2)
@@ -169,7 +148,7 @@ class Peer:
 
     def send_message(self, opcode, payload):
         if self.deflate:
-            self.send(frame(opcode, self.compress(payload), rsv=0x40))
+            self.send(frame(opcode, self.compress(payload), rsv=4))
         else:
             self.send(frame(opcode, payload))
 
@@ -200,22 +179,6 @@ class Peer:
                     if "client_no_context_takeover" in self.params:
                         self.inflater = zlib.decompressobj(wbits=-15)
                 return opcode, payload
-
-def handshake(conn):
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = conn.recv(4096)
-        if not chunk:
-            raise Closed()
-        head += chunk
-    text = head.split(b"\r\n\r\n", 1)[0].decode()
-    lines = text.split("\r\n")
-    target = lines[0].split(" ")[1]
-    headers = {}
-    for line in lines[1:]:
-        k, v = line.split(":", 1)
-        headers[k.strip().lower()] = v.strip()
-    return target, headers
 
 REQUESTS = []  # every handshake's target but /requests', in order
 
@@ -268,10 +231,7 @@ def serve(conn):
     except (Closed, ConnectionError, OSError, ssl.SSLError):
         pass
     finally:
-        try:
-            conn.close()
-        except OSError:
-            pass
+        close_quietly(conn)
 
 def wait_close(peer, echo=True):
     while True:
@@ -310,7 +270,7 @@ def behave(peer, path, query, headers):
         data = wait_close(peer, echo=False)
         peer.send(frame(1, b"late"))  # ignored by a closed client
     elif path == "/rsv":
-        peer.send(frame(1, b"x", rsv=0x20))
+        peer.send(frame(1, b"x", rsv=2))
         wait_close(peer, echo=False)
     elif path == "/opcode":
         peer.send(frame(3, b""))
@@ -331,7 +291,7 @@ def behave(peer, path, query, headers):
     elif path == "/bomb":
         c = zlib.compressobj(wbits=-15)
         data = c.compress(b"\0" * (64 << 20)) + c.flush(zlib.Z_SYNC_FLUSH)
-        peer.send(frame(2, data[:-4], rsv=0x40))
+        peer.send(frame(2, data[:-4], rsv=4))
         wait_close(peer, echo=False)
     elif path == "/fragmented":
         peer.send(frame(1, "Hel".encode(), fin=False))
@@ -363,27 +323,11 @@ def behave(peer, path, query, headers):
         time.sleep(float(query.get("seconds", ["10"])[0]))
 
 def main():
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
     context = None
     if len(sys.argv) >= 3:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(sys.argv[1], sys.argv[2])
-    print("PORT %d" % sock.getsockname()[1], flush=True)
-    while True:
-        conn, _ = sock.accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        def run(conn=conn):
-            if context is not None:
-                try:
-                    conn = context.wrap_socket(conn, server_side=True)
-                except (ssl.SSLError, OSError):
-                    conn.close()
-                    return
-            serve(conn)
-        threading.Thread(target=run, daemon=True).start()
+    serve_forever(serve, context)
 
 if __name__ == "__main__":
     main()

@@ -2,7 +2,7 @@
  * ANWebSocket: the C pieces of AsyncNetworking's WebSocket client, resolved at run time.
  *
  * 1. permessage-deflate (RFC 7692): raw deflate/inflate streams over zlib, opened with
- *    dlopen("libz.so.1") once (as ANContentDecoder does) and never closed.
+ *    dlopen("libz.so.1") once, by the loader ANContentDecoder shares (ANZlib.c), never closed.
  * 2. Raw I/O on a libcurl CONNECT_ONLY connection: curl_easy_perform, curl_easy_send,
  *    curl_easy_recv and CURLINFO_ACTIVESOCKET, looked up with dlsym in "libcurl.so.4" (the
  *    library CCurlShim already loads; call ancurl_load() first).
