@@ -1,10 +1,7 @@
 import Testing
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 
 @Suite("Batch: progress arithmetic")

@@ -4,11 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 

@@ -4,12 +4,7 @@ import FoundationNetworking
 #endif
 import LoopbackServer
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 23, item 8: the default `User-Agent` (both transports), and the connection identifier

@@ -4,12 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 20 items 7–8: every valid encoded body decodes with memory bounded by the transfer's

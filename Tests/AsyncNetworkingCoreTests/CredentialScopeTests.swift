@@ -4,12 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 20, items 1 and 2: no credential from any source — the request's headers, the

@@ -3,12 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Full duplex and trailers through the public API against an independent HTTP/1.1 peer (the PyPI

@@ -3,12 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 23 point 4 — HTTP/2 on the curl transport against a real nginx offering `h2` over TLS

@@ -5,12 +5,8 @@ import FoundationNetworking
 import Synchronization
 import Testing
 import LoopbackServer
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 @Suite("Lifecycle, session events, suspend/resume")

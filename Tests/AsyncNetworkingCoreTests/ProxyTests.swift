@@ -4,12 +4,7 @@ import FoundationNetworking
 #endif
 import LoopbackServer
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 23, item 6: a manager's transfers through real proxies on 127.0.0.1 that the tests start

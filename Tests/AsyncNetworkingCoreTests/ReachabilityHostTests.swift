@@ -1,10 +1,9 @@
 import Foundation
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
+import AsyncNetworking
 @testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+@testable import CurlTransport
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 

@@ -1,11 +1,8 @@
 import Foundation
 import Testing
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 
 /// The Linux monitor against a real kernel: namespaces and veth pairs made by the test, links and

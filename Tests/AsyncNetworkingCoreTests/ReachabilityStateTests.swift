@@ -1,10 +1,12 @@
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
+import AsyncNetworking
 @testable import TransportSeam
-@testable import AsyncNetworkingTesting
+@testable import CurlTransport
 @testable import URLSessionTransport
+@testable import AsyncNetworkingTesting
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
+@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
 
 /// The pure parts: the status rules (reducer), the interface classification, and the

@@ -4,12 +4,8 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// A 206 is appended to a partial file only when it provably continues it; anything else restarts

@@ -8,12 +8,8 @@ import Glibc
 import Synchronization
 import Testing
 import LoopbackServer
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// Regression tests for the per-transfer defects found while writing ``TransferStateMachine``

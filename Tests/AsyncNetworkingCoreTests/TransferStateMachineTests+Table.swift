@@ -1,9 +1,5 @@
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// The table's cells that change something; `nil` means "phase unchanged, no action".

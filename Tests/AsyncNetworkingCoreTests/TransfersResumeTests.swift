@@ -4,12 +4,9 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 
 /// Resumable downloads (Range + If-Range) and pause/resume of running downloads.

@@ -1,11 +1,7 @@
 import Foundation
 import Testing
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// Autobahn|Testsuite-style client cases (categories 1–7, 9, 12–13 of `autobahntestsuite/case/`),

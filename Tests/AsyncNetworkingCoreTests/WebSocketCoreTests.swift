@@ -1,11 +1,13 @@
 import Foundation
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
+import AsyncNetworking
 @testable import TransportSeam
-@testable import AsyncNetworkingTesting
+@testable import CurlTransport
 @testable import URLSessionTransport
+@testable import AsyncNetworkingTesting
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
+@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
 
 /// A server frame's bytes (unmasked), with any header bits.

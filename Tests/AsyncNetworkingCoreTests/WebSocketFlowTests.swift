@@ -1,11 +1,7 @@
 import Foundation
 import Testing
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 @Suite("WebSocket compression, flow control and TLS against a real peer", .enabled(if: WebSocketTestServer.python != nil, "python3 is not installed"))

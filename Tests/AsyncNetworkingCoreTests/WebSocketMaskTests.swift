@@ -1,11 +1,7 @@
 import Foundation
 import Testing
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// Masking eight bytes at a time gives exactly the byte-by-byte XOR of RFC 6455 §5.3, for every

@@ -1,10 +1,8 @@
 import Foundation
 import Testing
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// The security policy and its ``ServerTrustEvaluator`` on `wss`, as for HTTP over curl: the

@@ -4,11 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+import AsyncNetworking
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 

@@ -3,11 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+import AsyncNetworking
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 

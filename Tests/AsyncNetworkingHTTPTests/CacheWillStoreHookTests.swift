@@ -5,11 +5,7 @@ import FoundationNetworking
 import Synchronization
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+import AsyncNetworking
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 

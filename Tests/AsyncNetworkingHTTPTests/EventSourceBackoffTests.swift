@@ -4,12 +4,12 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
 @testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
+@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 20, item 12. RULE: every reconnection wait of an ``EventSource`` lies in

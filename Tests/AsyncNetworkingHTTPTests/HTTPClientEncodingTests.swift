@@ -4,12 +4,14 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
+import AsyncNetworking
 @testable import TransportSeam
-@testable import AsyncNetworkingTesting
+@testable import CurlTransport
 @testable import URLSessionTransport
+@testable import AsyncNetworkingTesting
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
+@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
 
 /// Parameter encoding styles: arrays, Booleans, dates, spaces, key order.

@@ -5,12 +5,9 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 import Synchronization
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 
 @Suite("HTTP hooks and limits")

@@ -3,12 +3,11 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
+@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
 
 @Suite("Pipeline retry policy (pure)")

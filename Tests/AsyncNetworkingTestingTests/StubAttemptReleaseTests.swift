@@ -1,11 +1,11 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
+import AsyncNetworking
 @testable import TransportSeam
+@testable import CurlTransport
 @testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 

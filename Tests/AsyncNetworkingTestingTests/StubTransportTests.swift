@@ -4,12 +4,8 @@ import FoundationNetworking
 #endif
 import Synchronization
 import Testing
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// A stubbed manager runs on `StubTransport`: the Session layer's rules (redirects, credential

@@ -1,12 +1,8 @@
 #if os(Linux) && canImport(CCurlShim)
 import Foundation
 import Testing
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// ``ContentDecoder`` without I/O: every coding decodes the same whether input arrives whole or one

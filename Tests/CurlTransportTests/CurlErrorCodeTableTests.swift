@@ -3,12 +3,8 @@ import CCurlShim
 import Foundation
 import FoundationNetworking
 import Testing
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 20 item 7 (the error-code part). The rule: every `CURLcode` libcurl can end a transfer

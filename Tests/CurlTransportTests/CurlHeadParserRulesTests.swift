@@ -1,11 +1,7 @@
 import Foundation
 import Testing
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// RFC 9110 §5 / RFC 9112 §2–5 as the curl head parser applies them (issue 20, items 5 and 14):

@@ -2,12 +2,9 @@
 import Foundation
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 
 @Suite("Curl loop: cancel, pause, shutdown")

@@ -3,12 +3,14 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
+import AsyncNetworking
 @testable import TransportSeam
-@testable import AsyncNetworkingTesting
+@testable import CurlTransport
 @testable import URLSessionTransport
+@testable import AsyncNetworkingTesting
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
+@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
 
 @Suite("Curl request values (pure)")

@@ -1,12 +1,8 @@
 #if os(Linux)
 import Foundation
 import Testing
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// Full duplex over HTTP/2 (issue 23, point 2): the curl transport against an independent HTTP/2

@@ -3,12 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LoopbackServer
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 
 /// Helpers shared by the Batch test suites.
 enum BatchFixtures {

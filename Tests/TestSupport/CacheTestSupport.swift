@@ -4,12 +4,9 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+import AsyncNetworking
 @testable import AsyncNetworkingHTTP
+@testable import NetworkingPrimitives
 
 /// Both transports, for cache tests that must hold on each.
 let cacheTransports: [SessionManager.Transport] = [.curl, .urlSession]

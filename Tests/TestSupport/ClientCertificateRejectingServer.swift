@@ -1,11 +1,6 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 import Synchronization
+import AsyncNetworking
 
 /// A TLS server on 127.0.0.1 that requires a client certificate from `clientca.pem` and ends every
 /// connection whose client has none (or an untrusted one) the way `mode` says — the server sides

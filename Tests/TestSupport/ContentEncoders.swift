@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 @testable import LoopbackServer
+import AsyncNetworking
 
 /// Encoders for the content-decoding tests: zlib, brotli and zstd loaded with dlopen (the same
 /// libraries libcurl links), plus bodies built by hand that no encoder would take long to make —

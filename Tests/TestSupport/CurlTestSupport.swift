@@ -2,11 +2,10 @@
 import Foundation
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
+import AsyncNetworking
 @testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+@testable import CurlTransport
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
 
 /// Collects the batches a `CurlMultiLoop` hands over, per transfer, and lets tests await completions.

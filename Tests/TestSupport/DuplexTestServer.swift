@@ -1,12 +1,7 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc
+import AsyncNetworking
 #endif
 
 /// A raw HTTP/1.1 server on 127.0.0.1 for full-duplex and request-trailer tests. It reads a

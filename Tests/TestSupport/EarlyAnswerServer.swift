@@ -1,14 +1,9 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
+import AsyncNetworking
 
 /// A raw HTTP/1.1 server on 127.0.0.1 that answers a request *before reading its body* and then
 /// closes the connection (with the body unread, the kernel resets it), as gunicorn does for a

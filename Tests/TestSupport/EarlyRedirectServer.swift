@@ -1,14 +1,9 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
+import AsyncNetworking
 
 /// A hostile little HTTP/1.1 server for one scenario the loopback server cannot play: it answers
 /// `POST /first` with `307 → /second` at once, *without reading the request body*, and keeps that

@@ -1,14 +1,9 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
+import AsyncNetworking
 
 /// A small HTTP/1.1 server on 127.0.0.1 (port 0) that answers `GET /NAME` with a body registered
 /// under that name, sent as is with its `Content-Encoding`, a `Content-Length` equal to the bytes

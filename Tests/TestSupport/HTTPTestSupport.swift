@@ -4,12 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 
 /// Starts a loopback server and an ``HTTPClient`` whose base URL is the server, runs `body` within
 /// a deadline, and always shuts both down (via ``withServerAndManager``).

@@ -1,12 +1,7 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc
+import AsyncNetworking
 #endif
 
 /// A python3 peer run as a child process that logs to a file, as the TLS test servers are: the

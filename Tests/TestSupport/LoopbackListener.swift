@@ -1,12 +1,7 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc
+import AsyncNetworking
 #endif
 
 /// A listening TCP socket on 127.0.0.1 with a port the kernel chose: the start every raw-socket

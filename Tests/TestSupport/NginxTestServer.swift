@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import AsyncNetworking
 #endif
 
 /// An nginx on 127.0.0.1 offering HTTP/2 over TLS (ALPN `h2`), started in the foreground with a

@@ -4,12 +4,10 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
+import AsyncNetworking
 @testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
 @testable import AsyncNetworkingHTTP
+@testable import NetworkingPrimitives
 
 /// Records every pipeline event, in order, thread-safely.
 final class PipelineEventRecorder: EventMonitor {

@@ -1,13 +1,8 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 import Testing
 #if canImport(Glibc)
 import Glibc
+import AsyncNetworking
 #endif
 
 /// A real forward proxy on 127.0.0.1 for the proxy tests: a Python 3 script (stdlib only) run as

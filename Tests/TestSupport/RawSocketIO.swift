@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import AsyncNetworking
 #endif
 
 /// The byte-level reading and writing the raw-socket test servers share (with ``RawSocketServer``

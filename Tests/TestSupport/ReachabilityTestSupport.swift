@@ -1,12 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 
 /// Network namespaces for the live reachability tests: each test makes its own (unique names,
 /// so parallel runs and parallel processes never clash) and deletes them however it ends, which

@@ -1,12 +1,7 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 #if canImport(Glibc)
 import Glibc
+import AsyncNetworking
 #endif
 
 /// A raw-socket HTTP/1.1 server that answers each path with exact header lines the test wrote

@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import AsyncNetworking
 #endif
 
 /// glibc ≥ 2.34 functions the Glibc module does not expose (GNU extensions), found with `dlsym`.

@@ -1,12 +1,7 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 import Synchronization
 import Testing
+import AsyncNetworking
 
 /// A real TLS server on 127.0.0.1 for the security tests: a small Python script (python3's `ssl`,
 /// OpenSSL underneath) run as a child process. HTTP/1.1 with keep-alive; every handshake and

@@ -1,10 +1,5 @@
 import Foundation
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
+import AsyncNetworking
 
 /// A throwaway PKI made once per test process with the `openssl` command, in a temporary
 /// directory: a root CA and an intermediate; leaves for 127.0.0.1 / localhost signed by the

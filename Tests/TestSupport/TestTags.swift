@@ -1,4 +1,5 @@
 import Testing
+import AsyncNetworking
 
 /// The tags the suites share (`swift test --filter` selects by suite name; tags group across targets).
 extension Tag {

@@ -4,11 +4,9 @@ import FoundationNetworking
 #endif
 import Testing
 import LoopbackServer
-@testable import AsyncNetworkingCore
+import AsyncNetworking
 @testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
-@testable import URLSessionTransport
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
 
 /// Helpers shared by the Transfers test suites.

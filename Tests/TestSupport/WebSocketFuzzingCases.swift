@@ -1,3 +1,4 @@
+import AsyncNetworking
 /// The cases of ``WebSocketFuzzingServer``, after Autobahn|Testsuite's client categories (its
 /// `autobahntestsuite/case/` files): 1 framing, 2 pings/pongs, 3 reserved bits, 4 opcodes,
 /// 5 fragmentation, 6 UTF-8 handling (with fail-fast inside fragmented and incomplete messages),

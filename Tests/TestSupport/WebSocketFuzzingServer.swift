@@ -1,4 +1,5 @@
 import Foundation
+import AsyncNetworking
 
 /// An Autobahn|Testsuite-style fuzzing server for WebSocket clients, in Python 3 with the
 /// standard library only (`socket`, `threading`, `zlib`): the client under test is an echo client

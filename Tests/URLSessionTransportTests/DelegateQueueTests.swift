@@ -3,12 +3,8 @@ import Dispatch
 import Foundation
 import FoundationNetworking
 import Testing
-@testable import AsyncNetworkingCore
-@testable import CurlTransport
-@testable import TransportSeam
-@testable import AsyncNetworkingTesting
+import AsyncNetworking
 @testable import URLSessionTransport
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// The delegate queue's backpressure gate, driven directly (no URLSession): the thread adding
