@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import LoopbackServer
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 23, item 8: the default `User-Agent` (both transports), and the connection identifier

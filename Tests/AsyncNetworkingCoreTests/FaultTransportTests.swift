@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Server-side faults at the transport level: each names the exact error it expects, and every

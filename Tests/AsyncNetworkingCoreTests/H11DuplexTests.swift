@@ -1,9 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Full duplex and trailers through the public API against an independent HTTP/1.1 peer (the PyPI

@@ -1,10 +1,4 @@
 #if os(Linux)
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Rule: with `HTTP2Options(pausableTransfers: .http2)`, a streamed body and its streamed response

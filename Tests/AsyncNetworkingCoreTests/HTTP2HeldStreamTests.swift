@@ -1,16 +1,10 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import AsyncNetworking
 @testable import TransportSeam
-@testable import CurlTransport
 @testable import URLSessionTransport
 @testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
 @testable import NetworkingPrimitives
+@testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 20 item 20 — rule (the default, ``HTTP2Options/PausableTransfers-swift.enum/http1_1``): a

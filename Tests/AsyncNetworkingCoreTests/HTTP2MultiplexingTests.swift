@@ -1,9 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 23 point 4 — HTTP/2 on the curl transport against a real nginx offering `h2` over TLS

@@ -1,12 +1,5 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
-@testable import CurlTransport
 @testable import AsyncNetworkingCore
+@testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
 extension SessionManager {

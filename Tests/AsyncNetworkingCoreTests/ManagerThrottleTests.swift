@@ -1,5 +1,3 @@
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 

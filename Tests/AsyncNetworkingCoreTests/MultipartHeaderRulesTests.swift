@@ -1,6 +1,3 @@
-import Foundation
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// The header-line rule of issue 20 item 5, on the one place the library writes header lines into

@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import LoopbackServer
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 23, item 6: a manager's transfers through real proxies on 127.0.0.1 that the tests start

@@ -1,5 +1,3 @@
-import Testing
-import AsyncNetworking
 @testable import TransportSeam
 @testable import CurlTransport
 @testable import URLSessionTransport

@@ -1,13 +1,7 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import AsyncNetworking
 @testable import TransportSeam
-@testable import CurlTransport
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
+@testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
 /// Request trailers (issue 23, point 3): fields sent after a streamed body's last chunk, read back

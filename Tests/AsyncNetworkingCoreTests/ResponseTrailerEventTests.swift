@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Response trailers as an event (issue 23, point 3): ``TransferEvent/trailers(_:)`` after the last

@@ -1,17 +1,10 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import TransportSeam
-@testable import CurlTransport
 @testable import URLSessionTransport
 @testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
 @testable import NetworkingPrimitives
+@testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 20, item 6. RULE: no `Double` → integer or `Duration` conversion in the library traps.

@@ -1,9 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Runs `body` against a TLS server presenting `leaf`, with a curl manager under `policy`; stops

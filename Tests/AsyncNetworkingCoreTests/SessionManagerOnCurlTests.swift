@@ -1,10 +1,6 @@
 #if os(Linux)
-import Foundation
 import FoundationNetworking
 import Synchronization
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// What only the curl transport does, through the public API of `SessionManager`.

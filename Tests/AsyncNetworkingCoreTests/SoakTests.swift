@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Leak and soak checks (not run by default — they take a while):

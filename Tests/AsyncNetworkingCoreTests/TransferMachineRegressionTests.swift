@@ -1,14 +1,7 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 

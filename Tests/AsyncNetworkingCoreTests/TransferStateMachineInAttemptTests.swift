@@ -1,5 +1,3 @@
-import Testing
-import AsyncNetworking
 @testable import CurlTransport
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP

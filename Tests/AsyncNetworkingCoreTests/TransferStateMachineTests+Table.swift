@@ -1,4 +1,3 @@
-import AsyncNetworking
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 

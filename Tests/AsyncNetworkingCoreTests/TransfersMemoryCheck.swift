@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Peak memory of 1 GiB uploads and downloads. Not a unit test: it runs only with

@@ -1,6 +1,3 @@
-import Foundation
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Autobahn|Testsuite's client mode, ported: ``WebSocketFuzzingServer`` runs each case of

@@ -1,6 +1,3 @@
-import Foundation
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Many tasks sending on one WebSocket at once: frames are encoded outside the channel's lock

@@ -1,6 +1,3 @@
-import Foundation
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 

@@ -1,6 +1,3 @@
-import Foundation
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Interoperability with an independent implementation: the PyPI `websockets` server.

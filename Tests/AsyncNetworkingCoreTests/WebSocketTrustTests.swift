@@ -1,6 +1,3 @@
-import Foundation
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// The security policy and its ``ServerTrustEvaluator`` on `wss`, as for HTTP over curl: the

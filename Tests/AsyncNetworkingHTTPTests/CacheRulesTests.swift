@@ -1,9 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import AsyncNetworking
 @testable import CurlTransport
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP

@@ -1,11 +1,4 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Synchronization
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 

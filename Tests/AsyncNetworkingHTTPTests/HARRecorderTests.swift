@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import LoopbackServer
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 23, item 9: ``HARRecorder`` over a manager's activity and over a pipeline, on the run's

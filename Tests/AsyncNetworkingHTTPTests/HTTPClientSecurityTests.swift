@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// A security policy on the client, with AFNetworking's https rule for pinning.

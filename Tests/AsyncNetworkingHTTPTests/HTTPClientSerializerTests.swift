@@ -1,13 +1,6 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Client-wide serializer and validation, and the XML and null-stripping JSON serializers.

@@ -1,11 +1,4 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import LoopbackServer
 import Synchronization
-import AsyncNetworking
 @testable import CurlTransport
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport

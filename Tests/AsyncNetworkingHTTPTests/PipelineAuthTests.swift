@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport

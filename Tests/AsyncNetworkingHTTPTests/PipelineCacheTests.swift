@@ -1,10 +1,3 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import LoopbackServer
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// `send(Request)` goes through the client's HTTP cache: a fresh hit never reaches the server, a

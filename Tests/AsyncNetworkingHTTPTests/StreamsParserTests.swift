@@ -1,6 +1,3 @@
-import Foundation
-import Testing
-import AsyncNetworking
 @testable import TransportSeam
 @testable import CurlTransport
 @testable import URLSessionTransport

@@ -1,6 +1,3 @@
-import Foundation
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// The decoded sequences over any `AsyncSequence` of `Data`, without a server.

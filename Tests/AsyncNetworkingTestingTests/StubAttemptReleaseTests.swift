@@ -1,12 +1,5 @@
-import Foundation
 import Synchronization
-import Testing
-import AsyncNetworking
-@testable import TransportSeam
-@testable import CurlTransport
 @testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// Rule: nothing an attempt retained while reporting under its lock is released inside that lock.

@@ -1,10 +1,4 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Synchronization
-import Testing
-import AsyncNetworking
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 

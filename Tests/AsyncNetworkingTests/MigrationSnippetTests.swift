@@ -1,13 +1,6 @@
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import AsyncNetworkingTestSupport
 
 /// Issue 20 item 19. Rule: every code snippet of the Migration article (Migration.md) is compiled

@@ -1,7 +1,4 @@
 #if os(Linux) && canImport(CCurlShim)
-import Foundation
-import Testing
-import AsyncNetworking
 @testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 

@@ -1,9 +1,6 @@
 #if os(Linux) && canImport(CCurlShim)
 import CCurlShim
-import Foundation
 import FoundationNetworking
-import Testing
-import AsyncNetworking
 @testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 

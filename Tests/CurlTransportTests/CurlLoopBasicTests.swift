@@ -1,12 +1,6 @@
 #if os(Linux)
-import Foundation
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import TransportSeam
 @testable import CurlTransport
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 @Suite("Curl loop: requests")

@@ -1,10 +1,5 @@
 #if os(Linux)
-import Foundation
-import Testing
-import LoopbackServer
-import AsyncNetworking
 @testable import CurlTransport
-@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 
 @Suite("Curl loop: cancel, pause, shutdown")

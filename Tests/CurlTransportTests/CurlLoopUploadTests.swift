@@ -1,15 +1,5 @@
 #if os(Linux)
-import Foundation
-import Testing
-import LoopbackServer
-import AsyncNetworking
-@testable import TransportSeam
 @testable import CurlTransport
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
 
 @Suite("Curl loop: uploads")

@@ -5,8 +5,8 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 import AsyncNetworking
+@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 
 /// Both transports, for cache tests that must hold on each.
 let cacheTransports: [SessionManager.Transport] = [.curl, .urlSession]

@@ -3,10 +3,7 @@ import Foundation
 import Testing
 import LoopbackServer
 import AsyncNetworking
-@testable import TransportSeam
 @testable import CurlTransport
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
 
 /// Collects the batches a `CurlMultiLoop` hands over, per transfer, and lets tests await completions.
 final class CurlRecorder: Sendable {

@@ -5,9 +5,7 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 import AsyncNetworking
-@testable import AsyncNetworkingCore
 @testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 
 /// Records every pipeline event, in order, thread-safely.
 final class PipelineEventRecorder: EventMonitor {

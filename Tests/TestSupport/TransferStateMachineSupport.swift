@@ -1,11 +1,5 @@
 import AsyncNetworking
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
 @testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 
 /// Strings for every payload, so the state machine's tests need no network objects.
 enum StringPayload: TransferMachinePayload {

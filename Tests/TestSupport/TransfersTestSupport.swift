@@ -5,9 +5,7 @@ import FoundationNetworking
 import Testing
 import LoopbackServer
 import AsyncNetworking
-@testable import CurlTransport
 @testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
 
 /// Helpers shared by the Transfers test suites.
 enum TransfersSupport {

@@ -1,10 +1,4 @@
-import Foundation
-import Testing
-import AsyncNetworking
-@testable import TransportSeam
 @testable import CurlTransport
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
 /// The pure parts of the security layer: pins, PEM, the host table, the curl options a policy

@@ -1,9 +1,6 @@
 #if canImport(FoundationNetworking)
 import Dispatch
-import Foundation
 import FoundationNetworking
-import Testing
-import AsyncNetworking
 @testable import URLSessionTransport
 @testable import AsyncNetworkingTestSupport
 
