@@ -4,7 +4,7 @@ import LoopbackServer
 import Testing
 @testable import AnfetchKit
 
-/// `anfetch --har FILE` (issue 23, item 9): a real run against `LoopbackServer` writes valid HAR 1.2
+/// `anfetch --har FILE`: a real run against `LoopbackServer` writes valid HAR 1.2
 /// with one entry per request, and no secret value.
 struct AnfetchHARTests {
     @Test func harOptionIsParsed() throws {

@@ -1,7 +1,7 @@
 @testable import TransportSeam
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 item 3. The rule: when the server requires a client certificate and refuses ours (or
+/// The rule: when the server requires a client certificate and refuses ours (or
 /// its absence), the caller gets `.clientCertificateRejected(host:)` every time, however the server
 /// ends the connection — an alert then a close, a reset, or a server that lingers — and whether the
 /// request was written before the alert arrived or not (curl transport; the URLSession transport

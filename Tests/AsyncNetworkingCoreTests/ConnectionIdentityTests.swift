@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 23, item 8: the default `User-Agent` (both transports), and the connection identifier
+/// The default `User-Agent` (both transports), and the connection identifier
 /// and local address of ``ConnectionMetrics`` (curl; `nil` metrics on URLSession), checked against
 /// a server that reports the port each request came from (``ProxyTestServer`` in origin mode).
 struct ConnectionIdentityTests {
@@ -72,7 +72,7 @@ struct ConnectionIdentityTests {
     }
 }
 
-/// Per-request metrics in batch results (issue 23, item 8): ``SessionManager/measuredData(for:width:options:)``.
+/// Per-request metrics in batch results: ``SessionManager/measuredData(for:width:options:)``.
 struct MeasuredBatchTests {
     @Test func batchMembersCarryTheirMetrics() async throws {
         try await withServerAndManager { server, manager in

@@ -2,7 +2,7 @@
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 item 7: high-ratio bodies ("bombs") decode with memory bounded by the transfer's
+/// High-ratio bodies ("bombs") decode with memory bounded by the transfer's
 /// window, and `maxResponseBytes` (counting decoded bytes) ends each with `.responseTooLarge`.
 @Suite("Content decoding: bombs", .serialized)
 struct ContentDecodingBombTests {

@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 items 7–8: every valid encoded body decodes with memory bounded by the transfer's
+/// Every valid encoded body decodes with memory bounded by the transfer's
 /// window whatever its expansion ratio; `maxResponseBytes` ends every bomb with
 /// `.responseTooLarge` (counting decoded bytes); a body whose encoded stream does not end
 /// properly (truncated, trailing garbage, checksum mismatch) is an error, never a short success,

@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// What happens to `Set-Cookie` on each transport (issue 20, item 15), pinned so the Transports
+/// What happens to `Set-Cookie` on each transport, pinned so the Transports
 /// and LinuxBehaviour articles stay true: curl keeps no cookies at all; URLSession stores and sends
 /// them only when the configuration has a cookie storage — ``SessionManager/defaultConfiguration()``
 /// has none, so enabling cookies on it alone stores nothing.

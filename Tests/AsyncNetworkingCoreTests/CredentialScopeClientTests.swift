@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20, items 1 and 2 through the HTTP layer: an adapter's token, a client-wide
+/// The credential-scope rules through the HTTP layer: an adapter's token, a client-wide
 /// `Authorization` and a client credential stay with the origin they were given for, on both
 /// transports; a 401 from another origin renews and answers nothing.
 @Suite struct CredentialScopeClientTests {

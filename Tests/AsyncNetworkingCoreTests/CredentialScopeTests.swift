@@ -1,7 +1,7 @@
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20, items 1 and 2: no credential from any source — the request's headers, the
+/// No credential from any source — the request's headers, the
 /// configuration's headers, an answered challenge, an adapter — is sent to an origin (scheme,
 /// host, port) other than the one it was given for; on both transports. Two origins on one server:
 /// `127.0.0.1:PORT` and `localhost:PORT` (another host), or two servers (another port).

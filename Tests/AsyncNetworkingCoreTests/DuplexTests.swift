@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Full duplex on curl (issue 23, point 2): ``SessionManager/stream(for:from:trailers:options:)``
+/// Full duplex on curl: ``SessionManager/stream(for:from:trailers:options:)``
 /// returns at the response head while the body sequence still produces, and each direction runs
 /// on its own. Every exchange here would deadlock if one direction waited for the other — the
 /// deadline catches that.

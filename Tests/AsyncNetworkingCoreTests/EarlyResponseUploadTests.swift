@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 item 11. The rule: a complete response head received while the request body is still
+/// The rule: a complete response head received while the request body is still
 /// being sent is the response (as curl's own command-line tool treats it). A server that answers a
 /// large upload at once — 307/308 (followed, the body sent again on a new connection), 413, 401,
 /// even 200 — and closes without reading the body must not turn into `.networkConnectionLost`

@@ -5,7 +5,7 @@
 @testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20, item 12. RULE: every reconnection wait of an ``EventSource`` lies in
+/// RULE: every reconnection wait of an ``EventSource`` lies in
 /// `minimumReconnectionTime...maxReconnectionTime` (500 ms...60 s by default), a server's
 /// `retry:` included; streams that keep ending right away (within `healthyConnectionTime`) back
 /// off exponentially with jitter; a healthy stream resets the backoff.

@@ -2,7 +2,7 @@
 @testable import AsyncNetworkingTestSupport
 
 /// Rule: with `HTTP2Options(pausableTransfers: .http2)`, a streamed body and its streamed response
-/// run as one HTTP/2 stream through the manager, full duplex (issue 23, point 2, "HTTP/2 always"):
+/// run as one HTTP/2 stream through the manager, full duplex:
 /// the same chunk-by-chunk echo as over HTTP/1.1 (`DuplexTests`), against the PyPI `h2` peer over
 /// TLS offering only `h2` — a connection that fell back to HTTP/1.1 could not talk to it at all.
 @Suite(

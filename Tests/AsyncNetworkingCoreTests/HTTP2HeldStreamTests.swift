@@ -7,7 +7,7 @@
 @testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 item 20 — rule (the default, ``HTTP2Options/PausableTransfers-swift.enum/http1_1``): a
+/// Rule (the default, ``HTTP2Options/PausableTransfers-swift.enum/http1_1``): a
 /// transfer that flow control may pause (its consumer can hold it back: an event stream, a body
 /// sequence, a download) does not run as an HTTP/2 stream on curl, because libcurl 7.88 lets up
 /// to its fixed 32 MiB stream window of a paused stream arrive and wait in memory (and shares the

@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 23 point 4 — HTTP/2 on the curl transport against a real nginx offering `h2` over TLS
+/// HTTP/2 on the curl transport against a real nginx offering `h2` over TLS
 /// (skipped without nginx): parallel requests share one connection up to the stream limit; a held
 /// stream holds back only itself; one stream carries a large body whole; 100 parallel transfers,
 /// some held, stay within a memory bound.

@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// The header-line rule of issue 20 item 5, on the one place the library writes header lines into
+/// The header-line rule (no CR, LF or NUL in a name or value; names are tokens), on the one place the library writes header lines into
 /// a body: multipart part headers never carry a control character other than HTAB.
 @Suite("Multipart part headers: no control characters")
 struct MultipartHeaderRulesTests {

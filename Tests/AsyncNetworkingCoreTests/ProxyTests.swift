@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 23, item 6: a manager's transfers through real proxies on 127.0.0.1 that the tests start
+/// A manager's transfers through real proxies on 127.0.0.1 that the tests start
 /// (``ProxyTestServer``: absolute-form HTTP, CONNECT, SOCKS5; Debian's tinyproxy where installed).
 /// On the run's transport: on URLSession an explicit configuration is refused
 /// (``NetworkingError/Kind/proxyUnsupported``) and the test checks that instead.

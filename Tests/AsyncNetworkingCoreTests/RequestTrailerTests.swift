@@ -4,7 +4,7 @@
 @testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
-/// Request trailers (issue 23, point 3): fields sent after a streamed body's last chunk, read back
+/// Request trailers: fields sent after a streamed body's last chunk, read back
 /// from the raw bytes a socket server recorded; hostile or forbidden fields are refused with a
 /// typed error before anything is sent.
 @Suite("Request trailers", .enabled(if: defaultTransportIsCurl, "only curl sends request trailers; URLSession refuses them (see the last suite)"))

@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Response trailers as an event (issue 23, point 3): ``TransferEvent/trailers(_:)`` after the last
+/// Response trailers as an event: ``TransferEvent/trailers(_:)`` after the last
 /// chunk and before the completion, and ``ResponseBody/trailers`` once a streamed body has ended.
 @Suite(
     "Response trailers as an event",

@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Chunked responses with trailer fields (issue 20, item 13). FoundationNetworking traps the whole
+/// Chunked responses with trailer fields. FoundationNetworking traps the whole
 /// process on them (see LinuxBehaviour, "Trailers"), before any callback the URLSession transport
 /// could act on, so these run on curl only: the process survives and the body is the result.
 @Suite(

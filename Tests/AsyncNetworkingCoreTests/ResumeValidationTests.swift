@@ -64,7 +64,7 @@
     }
 
     @Test func lastModifiedBesideAWeakETagIsNotResumed() async throws {
-        // Issue 20 item 9: with an ETag present (even weak) a date never validates a range, so a
+        // With an ETag present (even weak) a date never validates a range, so a
         // 206 carrying a tag the partial file never recorded restarts (see ResumeValidatorTests).
         let result = try await Self.download("etag=W/%22same%22", validator: Self.versionZeroDate, bump: false)
         #expect(result.status == 200)

@@ -2,7 +2,7 @@
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20, item 9. RULE: a resumed download sends `If-Range` only with a strong `ETag`, or with
+/// RULE: a resumed download sends `If-Range` only with a strong `ETag`, or with
 /// `Last-Modified` when the response had no `ETag` at all; a 206 is appended only when every
 /// validator it carries matches the partial file's (strong comparison, same `Last-Modified`, same
 /// complete length); anything else restarts from byte 0 — never a splice of two versions.

@@ -7,7 +7,7 @@
 @testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20, item 6. RULE: no `Double` → integer or `Duration` conversion in the library traps.
+/// RULE: no `Double` → integer or `Duration` conversion in the library traps.
 /// `.infinity`, `Double(Int.max)`, `.greatestFiniteMagnitude` and other huge values mean "no
 /// limit" for a timeout and the ceiling for a delay; NaN and negative timeouts a caller gives are
 /// refused with ``NetworkingError/Kind/invalidTimeout`` (configuration timeouts fall back to

@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 items 10 and 19(d). Rule: the session-wide completion events
+/// Rule: the session-wide completion events
 /// (``TransferActivity/completed(_:)`` and ``SessionEvent/transferCompleted(_:_:)``) carry the
 /// outcome the caller saw — after the client's validation and decoding — for every front door
 /// (manager calls, client verbs, ``HTTPTask`` calls, `send` of a ``Request``, per attempt), and a

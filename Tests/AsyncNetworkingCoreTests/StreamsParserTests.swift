@@ -211,7 +211,7 @@ struct StreamsParserTests {
         #expect(configuration.delay(serverRetry: nil, failedAttempts: 2) == .seconds(12))
         #expect(configuration.delay(serverRetry: nil, failedAttempts: 3) == .seconds(20))
         #expect(configuration.delay(serverRetry: nil, failedAttempts: 500) == .seconds(20))
-        #expect(configuration.delay(serverRetry: 45_000, failedAttempts: 3) == .seconds(20), "issue 20 item 12: clamped")
+        #expect(configuration.delay(serverRetry: 45_000, failedAttempts: 3) == .seconds(20), "clamped to the configured maximum")
         let flat = EventSource.Configuration(
             reconnectionTime: .milliseconds(100), backoffMultiplier: 1, minimumReconnectionTime: .milliseconds(100)
         )

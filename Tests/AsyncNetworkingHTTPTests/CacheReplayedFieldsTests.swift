@@ -2,7 +2,7 @@
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 item 4. Rule: a response served from the HTTP cache (memory or disk tier, fresh,
+/// Rule: a response served from the HTTP cache (memory or disk tier, fresh,
 /// stale or revalidated) never replays `Set-Cookie` / `Set-Cookie2`, hop-by-hop fields or proxy
 /// credentials (``CacheStoredFields``): they are stripped when stored and when a `304` is merged.
 @Suite struct CacheReplayedFieldsTests {

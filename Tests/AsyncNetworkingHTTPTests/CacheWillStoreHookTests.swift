@@ -2,7 +2,7 @@ import Synchronization
 @testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 item 19(a). Rule: the will-cache hook (``SessionHooks/cache``) runs wherever a
+/// Rule: the will-cache hook (``SessionHooks/cache``) runs wherever a
 /// response is about to be stored — on Linux, on both transports, the ``HTTPCache`` of a client
 /// (network responses and `304` updates, through verbs and `send(Request)`) — and its answer is
 /// what is stored: a changed response or body, or nothing.

@@ -1,6 +1,6 @@
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 23, item 9: ``HARRecorder`` over a manager's activity and over a pipeline, on the run's
+/// ``HARRecorder`` over a manager's activity and over a pipeline, on the run's
 /// transport: valid HAR 1.2 JSON with the expected entries, and no secret value anywhere in it.
 struct HARRecorderTests {
     static let secrets = ["s3cr3t-bearer", "query-s3cr3t", "cookie-s3cr3t", "pw-s3cr3t"]

@@ -3,7 +3,7 @@ import FoundationXML
 #endif
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 item 19. Rule: every code snippet of the Migration article (Migration.md) is compiled
+/// Rule: every code snippet of the Migration article (Migration.md) is compiled
 /// here, verbatim, in the context its table describes (`client` an ``HTTPClient``, `manager` a
 /// ``SessionManager``, `r` a `URLRequest`, other names as the row uses them); the rows that
 /// changed behaviour run against a loopback server. The `typeCheck…` functions exist to be

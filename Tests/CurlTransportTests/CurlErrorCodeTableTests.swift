@@ -4,7 +4,7 @@ import FoundationNetworking
 @testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
-/// Issue 20 item 7 (the error-code part). The rule: every `CURLcode` libcurl can end a transfer
+/// The rule: every `CURLcode` libcurl can end a transfer
 /// with maps to a meaningful `URLError.Code` (so a typed ``NetworkingError/Kind/transport(_:)``),
 /// never `.unknown`; only the numbers curl.h keeps as obsolete do.
 @Suite struct CurlErrorCodeTableTests {

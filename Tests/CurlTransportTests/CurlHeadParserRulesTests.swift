@@ -1,7 +1,7 @@
 @testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
-/// RFC 9110 §5 / RFC 9112 §2–5 as the curl head parser applies them (issue 20, items 5 and 14):
+/// RFC 9110 §5 / RFC 9112 §2–5 as the curl head parser applies them:
 /// only LF or CR LF ends a line, names are tokens, values hold no control character but HTAB,
 /// status lines are `HTTP/x.y NNN[ reason]`.
 @Suite("Curl head parser: line, field and status-line rules")

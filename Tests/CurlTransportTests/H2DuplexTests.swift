@@ -2,7 +2,7 @@
 @testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
-/// Full duplex over HTTP/2 (issue 23, point 2): the curl transport against an independent HTTP/2
+/// Full duplex over HTTP/2: the curl transport against an independent HTTP/2
 /// server (the PyPI `h2` package, cleartext with prior knowledge), with the same chunk-by-chunk
 /// echo as over HTTP/1.1 — a deadline catches a deadlock. At the transport's level; through the
 /// manager (which runs a flow-controlled transfer over HTTP/2 only with

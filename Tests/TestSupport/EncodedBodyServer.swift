@@ -7,7 +7,7 @@ import AsyncNetworking
 
 /// A small HTTP/1.1 server on 127.0.0.1 (port 0) that answers `GET /NAME` with a body registered
 /// under that name, sent as is with its `Content-Encoding`, a `Content-Length` equal to the bytes
-/// sent, and a clean close — the server of issue 20 items 7–8 (any encoding, truncated or not).
+/// sent, and a clean close — the server of the content-decoding rules (any encoding, truncated or not).
 /// It ignores the request's `Accept-Encoding`, as such servers do.
 final class EncodedBodyServer: Sendable {
     struct Body: Sendable {

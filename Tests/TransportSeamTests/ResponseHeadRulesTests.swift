@@ -1,7 +1,7 @@
 @testable import AsyncNetworkingTestSupport
 
 /// What servers may put in a response head, through the public API on the run's transport
-/// (`ASYNCNETWORKING_TRANSPORT=urlsession` for URLSession): issue 20, items 5 and 14. The same
+/// (`ASYNCNETWORKING_TRANSPORT=urlsession` for URLSession). The same
 /// outcome on both transports, except the two status-line differences FoundationNetworking
 /// forces (documented in LinuxBehaviour).
 @Suite("Response head rules (both transports)")

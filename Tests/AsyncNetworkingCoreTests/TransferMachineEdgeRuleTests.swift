@@ -5,10 +5,12 @@ import Synchronization
 @testable import AsyncNetworkingCore
 @testable import AsyncNetworkingTestSupport
 
-/// Regression tests for the per-transfer defects found while writing ``TransferStateMachine``
-/// (issue 21): late decisions, pauses that never landed, refused redirects that waited for
-/// the 3xx body, invalidation during a pause. Each goes through the public API.
-@Suite struct TransferMachineRegressionTests {
+/// The per-transfer rules at the edges of ``TransferStateMachine``, through the public API: a pause
+/// lands at once when the attempt has already ended; a late hook answer after pause and resume is
+/// ignored; invalidating while a pause lands ends the transfer; a suspension holds across a followed
+/// redirect; the response hook decides about a 401 whose challenge was refused; a refused redirect
+/// fails without waiting for the 3xx body.
+@Suite struct TransferMachineEdgeRuleTests {
     /// Session events seen so far, for conditions on them.
     private final class SessionEventLog: Sendable {
         private final class Events: Sendable { let list = SanitizedMutex<[SessionEvent]>([]) }
