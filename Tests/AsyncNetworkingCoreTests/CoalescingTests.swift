@@ -1,9 +1,5 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// Request coalescing (``TransferOptions/coalescesIdenticalRequests``) against LoopbackServer's
 /// `/gated-bytes`, whose body waits for a gate the test opens once every caller has joined — so

@@ -1,11 +1,5 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// RFC 6265bis parsing, matching and storage rules as tables (pure: no server).
 @Suite("Cookie rules (RFC 6265bis)")

@@ -1,8 +1,5 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// The stream state machine, without I/O: ordering, coalescing, watermarks, termination.
 @Suite("EventBuffer state machine")

@@ -1,9 +1,5 @@
-@testable import CurlTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// RULE: every reconnection wait of an ``EventSource`` lies in
 /// `minimumReconnectionTime...maxReconnectionTime` (500 ms...60 s by default), a server's

@@ -1,11 +1,6 @@
-@testable import TransportSeam
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
-@testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
+@testable import CurlTransport
+@testable import AsyncNetworkingCore
 
 /// Rule (the default, ``HTTP2Options/PausableTransfers-swift.enum/http1_1``): a
 /// transfer that flow control may pause (its consumer can hold it back: an event stream, a body

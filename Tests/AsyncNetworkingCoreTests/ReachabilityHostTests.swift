@@ -1,8 +1,5 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// Host reachability (the kernel's route lookup) and interface kinds, live in namespaces.
 @Suite(.enabled(if: NamespaceSupport.available, NamespaceSupport.skipReason))

@@ -1,11 +1,5 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// rtnetlink parsing on byte fixtures. The address, route, lookup and error messages were
 /// captured from the kernel (6.18, x86_64) in a namespace with `lo` up and `eth0` (a veth,

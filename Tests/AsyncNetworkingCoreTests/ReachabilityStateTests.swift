@@ -1,11 +1,5 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// The pure parts: the status rules (reducer), the interface classification, and the
 /// `getifaddrs` conversion, on fixtures.

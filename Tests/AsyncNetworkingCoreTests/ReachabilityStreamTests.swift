@@ -1,11 +1,5 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// `NetworkReachability`'s public behaviour: the current status at once, each change exactly
 /// once, streams that end, waiting, typed errors.

@@ -1,8 +1,6 @@
-@testable import TransportSeam
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
+@testable import CurlTransport
+@testable import AsyncNetworkingCore
 
 /// Request trailers: fields sent after a streamed body's last chunk, read back
 /// from the raw bytes a socket server recorded; hostile or forbidden fields are refused with a

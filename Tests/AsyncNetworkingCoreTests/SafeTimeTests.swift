@@ -1,11 +1,6 @@
-@testable import TransportSeam
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
-@testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
+@testable import CurlTransport
+@testable import AsyncNetworkingHTTP
 
 /// RULE: no `Double` → integer or `Duration` conversion in the library traps.
 /// `.infinity`, `Double(Int.max)`, `.greatestFiniteMagnitude` and other huge values mean "no

@@ -1,11 +1,5 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// A server frame's bytes (unmasked), with any header bits.
 func serverFrame(_ opcode: UInt8, _ payload: [UInt8], fin: Bool = true, rsv: UInt8 = 0, masked: Bool = false) -> [UInt8] {

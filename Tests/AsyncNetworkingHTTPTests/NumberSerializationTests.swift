@@ -1,10 +1,5 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingHTTP
 
 /// Numbers in queries, forms and bodies are written as people write them; `Decimal`s keep their digits.
 @Suite struct NumberSerializationTests {

@@ -1,11 +1,6 @@
-@testable import TransportSeam
-@testable import CurlTransport
-@testable import URLSessionTransport
-@testable import AsyncNetworkingTesting
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingHTTP
+@testable import AsyncNetworkingCore
 
 @Suite("Pipeline requests as values (pure)")
 struct PipelineRequestTests {

@@ -1,8 +1,5 @@
-@testable import CurlTransport
-@testable import AsyncNetworkingCore
-@testable import AsyncNetworkingHTTP
-@testable import NetworkingPrimitives
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingHTTP
 
 @Suite("Pipeline retry policy (pure)")
 struct PipelineRetryPolicyTests {
