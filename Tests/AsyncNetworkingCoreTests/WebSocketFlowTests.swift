@@ -73,7 +73,9 @@ struct WebSocketFlowTests {
     @Test func sendSuspendsUnderBackPressure() async throws {
         try await withWebSocketServer { server, manager in
             let options = WebSocketOptions(sendBufferSize: 256 << 10, closeTimeout: .milliseconds(200))
-            let socket = try await manager.webSocket(to: server.url("/stall?seconds=30"), options: options)
+            // The peer stalls far longer than any deadline below: on a loaded machine its close must
+            // never race the assertions (at 30 s it did, at load 5–7, as `.webSocketClosed`).
+            let socket = try await manager.webSocket(to: server.url("/stall?seconds=600"), options: options)
             let chunk = Data(repeating: 7, count: 128 << 10)
             let sender = Task {
                 var sent = 0
