@@ -39,10 +39,13 @@ final class SequenceBody: Sendable {
 
     private static func pump<Body: AsyncSequence & Sendable>(_ body: Body) -> Pump where Body.Element == Data {
         { send in
-            for try await chunk in body where !chunk.isEmpty {
-                try Task.checkCancellation()
-                await send(chunk)
+            // Once the attempt is cancelled the sequence is never asked for another element (a
+            // `for try await` would ask once more after a send woken by the cancel).
+            var chunks = body.makeAsyncIterator()
+            while !Task.isCancelled, let chunk = try await chunks.next() {
+                if !chunk.isEmpty { await send(chunk) }
             }
+            try Task.checkCancellation()
         }
     }
 }
