@@ -22,7 +22,7 @@ import Synchronization
 ///
 /// On Apple platforms the queue is a plain `OperationQueue` (their URLSession is a different
 /// implementation).
-package final class DelegateQueue: OperationQueue, @unchecked Sendable {
+package final class DelegateQueue: OperationQueue, @unchecked Sendable { // reason: Foundation's own locking plus Atomics and a semaphore
     // reason: OperationQueue is an open Foundation class with its own locking; the added state is
     // only `Atomic` counters and a `DispatchSemaphore`, both thread-safe.
 

@@ -22,6 +22,8 @@ enum UploadSpooler {
             var offset: Int64 = 0
             var iterator = sequence.makeAsyncIterator()
             while true {
+                // Once cancelled, the sequence is never asked for another element.
+                if Task.isCancelled { throw NetworkingError(.cancelled, "the upload was cancelled while its body was spooled", request: request) }
                 let chunk: Data?
                 do {
                     chunk = try await iterator.next()
@@ -30,7 +32,6 @@ enum UploadSpooler {
                     throw NetworkingError(.requestSerializationFailed, "the upload body sequence threw: \(error)", request: request, underlyingError: error)
                 }
                 guard let chunk else { break }
-                if Task.isCancelled { throw NetworkingError(.cancelled, "the upload was cancelled while its body was spooled", request: request) }
                 try file.write(chunk, at: offset)
                 offset += Int64(chunk.count)
             }
