@@ -125,6 +125,12 @@ extension Request {
         copying { $0.timeoutInterval = seconds }
     }
 
+    /// A copy with this total deadline (``deadline``): `.deadline(.after(.seconds(5)))`, or
+    /// `.deadline(.at(instant))` to pass on a deadline the caller was given.
+    public func deadline(_ deadline: RequestDeadline) -> Request {
+        copying { $0.deadline = deadline }
+    }
+
     /// A copy with these transfer options.
     public func transferOptions(_ options: TransferOptions) -> Request {
         copying { $0.transferOptions = options }
