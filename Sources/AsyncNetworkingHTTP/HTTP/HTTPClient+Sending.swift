@@ -48,7 +48,9 @@ extension HTTPClient {
     /// the transfer (or a retry's wait) and throws ``NetworkingError/Kind/cancelled``. Adapters and
     /// the authenticator run before each attempt; a `401` Basic challenge to a request without
     /// `Authorization` is answered once with ``credential`` when it is set; failures go to the
-    /// retry policy; monitors see every step.
+    /// retry policy — within ``deadline``, or without one within the request's `timeoutInterval`
+    /// from the call's start (so a timed-out attempt is not retried); monitors see every step.
+    /// An error after anything was sent carries ``NetworkingError/attemptCount``.
     public func send<Serializer: ResponseSerializer>(
         _ request: URLRequest, serializer: Serializer
     ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
