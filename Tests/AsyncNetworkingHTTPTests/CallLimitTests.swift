@@ -67,6 +67,10 @@
     @Test(arguments: cacheTransports)
     func aGETAnswered500SaysHowManyAttemptsItMade(_ transport: SessionManager.Transport) async throws {
         try await withCachedClient(transport, cache: nil) { server, client in
+            // The default policy; the retry window (the 60 s timeout) made long enough for a
+            // starved machine with a timeout nothing here waits for.
+            var client = client
+            client.timeoutInterval = 10 * hangDeadline
             let path = "reply?status=500&type=application/json&body=%7B%7D&key=\(UUID().uuidString)"
             let error = await expectNetworkingError { try await client.get(path, as: Named.self) }
             #expect(error?.kind == .unacceptableStatusCode(500))
@@ -81,7 +85,7 @@
         try await withCachedClient(transport, cache: nil) { server, client in
             var client = client
             client.timeoutInterval = 1
-            client.deadline = .after(.seconds(30))
+            client.deadline = .after(.seconds(2 * hangDeadline)) // room for two 1 s timeouts on a starved machine
             client.pipeline.retryPolicy = pipelineFastRetries(maxAttempts: 2)
             let error = await expectNetworkingError { try await client.request(.get, Self.silent) }
             #expect(error?.kind == .transport(.timedOut))

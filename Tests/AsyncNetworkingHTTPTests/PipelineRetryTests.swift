@@ -82,8 +82,9 @@ struct PipelineRetryTests {
             let kind = error?.kind
             #expect(kind == .unacceptableStatusCode(503) || kind == .deadlineExceeded)
             let arrivals = server.pipelineArrivals("flaky", key)
-            // Attempts arrive ≥ 1 s apart (Retry-After), and no retry may start after 2.5 s.
-            #expect((1...3).contains(arrivals.count), "\(arrivals.count) attempts")
+            // Attempts arrive ≥ 1 s apart (Retry-After), and no retry may start after 2.5 s (on a
+            // starved machine the deadline may even pass before the first arrives).
+            #expect(arrivals.count <= 3, "\(arrivals.count) attempts")
         }
     }
 
