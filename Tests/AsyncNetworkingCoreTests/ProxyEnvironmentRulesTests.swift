@@ -73,6 +73,18 @@ struct ProxyEnvironmentRulesTests {
         }
     }
 
+    /// A WebSocket handshake the broken variable would route is refused the same way.
+    @Test(.enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+    func aWebSocketNeverGoesDirectInstead() async throws {
+        try await withServerAndManager { server, manager in
+            try await manager.setProxy(ProxyConfiguration.fromEnvironment(["http_proxy": "socks4://127.0.0.1:1080"]))
+            let error = await expectNetworkingError { try await manager.webSocket(to: URL(string: "ws://127.0.0.1:\(server.port)/echo")!) }
+            #expect(error?.kind == .proxyUnsupported, "\(String(describing: error))")
+            #expect(error?.message.contains("http_proxy") == true)
+            #expect(server.requests.isEmpty, "nothing went direct")
+        }
+    }
+
     /// ``ProxyConfiguration/environment`` in a child process with unusable variables: libcurl (the
     /// curl transport, and FoundationNetworking's) fails the request; nothing reaches the server.
     @Test func theEnvironmentModeFailsClosedToo() async throws {

@@ -125,7 +125,7 @@ public struct ProxyConfiguration: Sendable, Hashable {
         guard server == nil, !isExcluded(host) else { return nil }
         return NetworkingError(
             .proxyUnsupported,
-            "the environment variable \(name) names no proxy this library can use (it does not parse as a proxy URL, or it names an https://, SOCKS4 or other proxy): \(scheme) requests are refused rather than sent directly; fix \(name), or use ProxyConfiguration.environment, where libcurl reads it itself"
+            "the environment variable \(name) names no proxy this library can use (it does not parse as a proxy URL, or it names an https://, SOCKS4 or other proxy): \(scheme) requests are refused rather than sent directly; fix \(name)"
         )
     }
 
