@@ -210,7 +210,7 @@ struct ProxyChallengeEnvironmentTests {
             "AN_PROXY_407_CHILD_PORT=\(proxy.port)",
             executable, "--testing-library", "swift-testing", "--filter", "ProxyChallengeEnvironmentChild",
         ]
-        let (status, output) = try await Task.detached { try Subprocess.run("/usr/bin/env", arguments) }.value
+        let (status, output) = try await offThePool { try Subprocess.run("/usr/bin/env", arguments) }
         #expect(status == 0, "the child run failed:\n\(output.suffix(3000))")
         #expect(output.contains("ProxyChallengeEnvironmentChild"), "the child ran:\n\(output.suffix(2000))")
         let seen = proxy.log.filter { $0.contains("/bytes/15") }

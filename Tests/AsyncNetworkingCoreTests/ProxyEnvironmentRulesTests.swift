@@ -96,7 +96,7 @@ struct ProxyEnvironmentRulesTests {
                 "http_proxy=\(value)", "AN_PROXY_FAIL_CHILD_URL=\(server.url("/bytes/7"))",
                 executable, "--testing-library", "swift-testing", "--filter", "ProxyEnvironmentFailureChild",
             ]
-            let (status, output) = try await Task.detached { try Subprocess.run("/usr/bin/env", arguments) }.value
+            let (status, output) = try await offThePool { try Subprocess.run("/usr/bin/env", arguments) }
             #expect(status == 0, "the child run failed for \(value):\n\(output.suffix(3000))")
             #expect(output.contains("ProxyEnvironmentFailureChild"), "the child ran:\n\(output.suffix(2000))")
         }
