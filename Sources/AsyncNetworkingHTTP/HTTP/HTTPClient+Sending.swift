@@ -88,7 +88,7 @@ extension HTTPClient {
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
         // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
         if transferOptions.coalescesIdenticalRequests, progress == nil,
-           let key = CoalescingKey(request, options: transferOptions, door: "client") {
+           let key = await manager.coalescingKey(for: request, options: transferOptions, door: "client") {
             let client = self
             return try await manager.coalescing.exchange.run(key) { () async throws(NetworkingError) in
                 try await client.exchangeOnce(request, progress: nil, hold: nil)

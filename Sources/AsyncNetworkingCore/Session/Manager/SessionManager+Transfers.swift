@@ -36,11 +36,12 @@ extension SessionManager {
     /// Suspends until the transfer ends. Cancelling the calling task cancels the transfer and throws
     /// ``NetworkingError/Kind/cancelled`` once URLSession has stopped it (the registry is then clean).
     ///
-    /// With ``TransferOptions/coalescesIdenticalRequests``, an identical `GET` already in flight is
-    /// joined instead of started again; cancelling then ends only this caller's wait.
+    /// With ``TransferOptions/coalescesIdenticalRequests``, an identical `GET` already in flight —
+    /// the same request on the wire, handled the same way (see <doc:Coalescing>) — is joined
+    /// instead of started again; cancelling then ends only this caller's wait.
     public nonisolated func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
-        if options.coalescesIdenticalRequests, let key = CoalescingKey(request, options: options, door: "data") {
+        if options.coalescesIdenticalRequests, let key = await coalescingKey(for: request, options: options, door: "data") {
             return try await coalescing.data.run(key) { () async throws(NetworkingError) in
                 try await self.collect(request, upload: .none, options: options, kind: .data)
             }
