@@ -3,9 +3,11 @@ import CCurlShim
 import Foundation
 
 /// Recognises a curl completion that failed at the proxy (``NetworkingError/Kind/proxyFailed``):
-/// `CURLE_COULDNT_RESOLVE_PROXY`, `CURLE_PROXY` (a SOCKS5 handshake failure), a `CONNECT` answered
-/// with a non-2xx status (`CURLINFO_HTTP_CONNECTCODE`, whatever the curl code), or — with an
-/// explicit proxy, to which curl makes the only connection — `CURLE_COULDNT_CONNECT`.
+/// `CURLE_COULDNT_RESOLVE_PROXY` (also curl's "Unsupported proxy syntax" for a proxy variable it
+/// cannot parse), `CURLE_PROXY` (a SOCKS5 handshake failure), a `CONNECT` answered with a non-2xx
+/// status (`CURLINFO_HTTP_CONNECTCODE`, whatever the curl code), `CURLE_COULDNT_CONNECT` with
+/// curl's "Unsupported proxy scheme", or — with an explicit proxy, to which curl makes the only
+/// connection — any `CURLE_COULDNT_CONNECT`.
 /// With the environment's proxies a refused connection stays a transport error: curl does not
 /// say whether the proxy or the origin refused it.
 package enum CurlProxyFailure {
@@ -13,8 +15,12 @@ package enum CurlProxyFailure {
         let connectCode = completion.metrics.proxyConnectCode
         let reason: String
         switch completion.code {
+        case ANCURLE_COULDNT_RESOLVE_PROXY where completion.message.hasPrefix("Unsupported proxy"):
+            reason = "the proxy's URL could not be parsed"
         case ANCURLE_COULDNT_RESOLVE_PROXY:
             reason = "the proxy's host name could not be resolved"
+        case ANCURLE_COULDNT_CONNECT where completion.message.hasPrefix("Unsupported proxy scheme"):
+            reason = "the proxy's scheme is not supported" // an environment variable curl read
         case ANCURLE_PROXY:
             reason = "the SOCKS5 handshake failed"
         case _ where connectCode != 0 && !(200..<300).contains(connectCode):

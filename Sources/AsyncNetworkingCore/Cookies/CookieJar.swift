@@ -61,13 +61,15 @@ public final class CookieJar: Sendable {
     /// and writes them back there on ``save()``.
     ///
     /// - Throws: when the file exists but cannot be read or is not a jar file (rather than start
-    ///   empty and overwrite it on the next save). Expired cookies in the file are dropped.
+    ///   empty and overwrite it on the next save). Expired cookies in the file are dropped, and so
+    ///   are cookies that break a cookie prefix rule (see ``insert(_:)``).
     public convenience init(persistingTo fileURL: URL, publicSuffixes: Set<String> = []) throws {
         self.init(fileURL: fileURL, publicSuffixes: publicSuffixes, now: { Date() })
         let loaded = try CookieJarFile.load(from: fileURL)
         let date = now()
         state.withLock { contents in
-            for cookie in loaded where !cookie.isExpired(at: date) {
+            // A file cannot bring in a cookie a Set-Cookie could not have stored (CookiePrefixRules).
+            for cookie in loaded where !cookie.isExpired(at: date) && CookiePrefixRules.allow(cookie) {
                 contents.cookies[cookie.key] = cookie
                 contents.lastCreation = max(contents.lastCreation, cookie.created)
             }
@@ -155,8 +157,12 @@ public final class CookieJar: Sendable {
         }
     }
 
-    /// Adds or replaces `cookie` as is (no storage rules apply: it is yours).
+    /// Adds or replaces `cookie` as is — no domain, path or expiry rule applies: it is yours —
+    /// unless it breaks a cookie prefix rule no `Set-Cookie` could break (RFC 6265bis §5.7: a
+    /// `__Secure-` cookie is `Secure`; a `__Host-` cookie is `Secure`, host-only, with the path
+    /// `/`; a nameless cookie's value does not start like a prefixed name): then nothing changes.
     public func insert(_ cookie: StoredCookie) {
+        guard CookiePrefixRules.allow(cookie) else { return }
         state.withLock { $0.cookies[cookie.key] = cookie }
     }
 

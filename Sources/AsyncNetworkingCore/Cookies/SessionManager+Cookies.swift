@@ -39,7 +39,14 @@ extension SessionManager {
     /// `request` with the jar's `Cookie` field for its URL, unless there is no jar, the request
     /// handles no cookies, or it has a `Cookie` field of its own.
     func addingCookies(to request: URLRequest, for state: TransferState) -> URLRequest {
-        guard let cookieJar, state.originalRequest.httpShouldHandleCookies, let url = request.url,
+        addingCookies(to: request, handlesCookies: state.originalRequest.httpShouldHandleCookies)
+    }
+
+    /// `request` with the jar's `Cookie` field for its URL, unless there is no jar,
+    /// `handlesCookies` is `false` (the caller's `httpShouldHandleCookies`), or the request has a
+    /// `Cookie` field of its own.
+    func addingCookies(to request: URLRequest, handlesCookies: Bool) -> URLRequest {
+        guard let cookieJar, handlesCookies, let url = request.url,
               request.value(forHTTPHeaderField: "Cookie") == nil,
               let header = cookieJar.cookieHeader(for: url) else { return request }
         var withCookies = request

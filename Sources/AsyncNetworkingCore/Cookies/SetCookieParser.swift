@@ -12,6 +12,9 @@ struct ParsedSetCookie: Sendable, Equatable {
     var domain: String?
     /// `Path` when it starts with `/`; `nil` otherwise (the default path is used).
     var path: String?
+    /// Whether a `Path` attribute was given at all (even an empty or invalid one, which gives the
+    /// default path, §5.6.5): the `__Host-` prefix requires one (§5.7).
+    var hasPathAttribute = false
     var secure = false
     var httpOnly = false
     var sameSite: SameSitePolicy = .unspecified
@@ -75,6 +78,7 @@ enum SetCookieParser {
                 cookie.domain = domain.isEmpty ? nil : domain.lowercased()
             case "path":
                 cookie.path = attributeValue.first == "/" ? attributeValue : nil
+                cookie.hasPathAttribute = true
             case "secure": cookie.secure = true
             case "httponly": cookie.httpOnly = true
             case "samesite":

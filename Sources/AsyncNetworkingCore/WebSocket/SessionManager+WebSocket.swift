@@ -69,6 +69,7 @@ extension SessionManager {
             fields.append(("Cookie", cookie))
         }
         let proxy = self.proxy
+        if let refusal = proxy.refusal(for: httpURL) { throw refusal }
         func connect(_ fields: [(name: String, value: String)]) async throws(NetworkingError) -> WebSocket {
             let handshake = WebSocketHandshake(url: httpURL, protocols: protocols, headers: fields, compression: options.compression)
             var request = WebSocketConnectRequest(url: httpURL, handshake: handshake, tls: tls, options: options)
@@ -115,19 +116,12 @@ extension SessionManager {
         to error: NetworkingError, url: URL, fields: [(name: String, value: String)], failures: Int
     ) async -> (name: String, value: String)? {
         guard let response = error.response, response.statusCode == 401,
-              let offer = response.value(forHTTPHeaderField: "WWW-Authenticate"), offer.lowercased().hasPrefix("basic"),
+              let basic = ChallengeSpace.basicChallenge(of: response),
               !fields.contains(where: { $0.name.lowercased() == "authorization" }),
               let host = url.host else { return nil }
         let credential: URLCredential?
         if let hook = hooks.challenge {
-            let lowered = offer.lowercased()
-            let realm = lowered.range(of: "realm=\"").flatMap { start in
-                offer[start.upperBound...].split(separator: "\"", maxSplits: 1).first.map(String.init)
-            }
-            let space = URLProtectionSpace(
-                host: host, port: url.port ?? (url.scheme == "https" ? 443 : 80), protocol: url.scheme, realm: realm,
-                authenticationMethod: NSURLAuthenticationMethodHTTPBasic
-            )
+            let space = ChallengeSpace.origin(url, realm: basic.realm)
             let challenge = URLAuthenticationChallenge(
                 protectionSpace: space, proposedCredential: nil, previousFailureCount: failures,
                 failureResponse: response, error: nil, sender: SessionChallengeSender()

@@ -95,7 +95,7 @@ extension HTTPClient {
         // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
         let shared = { var shared = self; shared.transferOptions.deadline = nil; return shared }()
         if transferOptions.coalescesIdenticalRequests, progress == nil,
-           let key = CoalescingKey(request, options: shared.transferOptions, door: "client") {
+           let key = await manager.coalescingKey(for: request, options: shared.transferOptions, door: "client") {
             let (data, response, metrics, sharedHold) = try await manager.coalescing.exchange.run(key) {
                 () async throws(NetworkingError) in
                 let hold = CompletionHold()

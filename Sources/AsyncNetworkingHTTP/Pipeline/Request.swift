@@ -81,13 +81,16 @@ public struct Request<Value>: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(redirectPolicy)
     }
 
-    /// `METHOD target`, with query values replaced by `…` (safe to log).
+    /// `METHOD target`, with query values and bare query components replaced by `…` (safe to log).
     public var description: String {
         let target: String = switch self.target {
         case .path(let path): Redaction.urlString(path)
         case .url(let url): CURLDescription.redactedURL(url)
         }
-        let names = query.map { $0.value == nil ? $0.name : $0.name + "=" + Redaction.placeholder }
+        let names = query.map { item in
+            let (name, value) = Redaction.queryComponent(name: item.name, value: item.value)
+            return value.isEmpty ? name : name + "=" + value
+        }
         let separator = target.contains("?") ? "&" : "?"
         return "\(method.rawValue) \(target)" + (names.isEmpty ? "" : separator + names.joined(separator: "&"))
     }

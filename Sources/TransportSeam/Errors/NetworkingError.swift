@@ -112,7 +112,9 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// this error. See <doc:Proxies>.
         case proxyFailed
         /// The transport cannot route through the requested ``ProxyConfiguration``: the URLSession
-        /// transport on Linux takes only ``ProxyConfiguration/environment``.
+        /// transport on Linux takes only ``ProxyConfiguration/environment``; or the request's
+        /// proxy came from an environment variable that names no proxy this library can use
+        /// (``ProxyConfiguration/refusal(for:)``), so it is refused rather than sent directly.
         case proxyUnsupported
         /// A WebSocket opening handshake was refused: the server did not answer `101 Switching
         /// Protocols` (a redirect included: handshakes follow none), or its answer broke RFC 6455

@@ -78,6 +78,8 @@ extension SessionManager {
             request = try state.sink.request(forLaunching: withCookies, transfer: state)
             // Every attempt (a redirect's, a retry's) is judged by its own host's policy.
             policy = try securityPolicy(checking: request)
+            // A proxy the environment made mandatory but cannot be used refuses the attempt.
+            if let url = request.url, let refusal = proxy.refusal(for: url) { throw refusal.adding(request: state.originalRequest) }
         } catch {
             return failToStart(state, attempt, error)
         }

@@ -36,13 +36,14 @@ extension SessionManager {
     /// Suspends until the transfer ends. Cancelling the calling task cancels the transfer and throws
     /// ``NetworkingError/Kind/cancelled`` once URLSession has stopped it (the registry is then clean).
     ///
-    /// With ``TransferOptions/coalescesIdenticalRequests``, an identical `GET` already in flight is
-    /// joined instead of started again; cancelling then ends only this caller's wait, and so does
-    /// this caller's ``TransferOptions/deadline`` (the shared transfer has none).
+    /// With ``TransferOptions/coalescesIdenticalRequests``, an identical `GET` already in flight —
+    /// the same request on the wire, handled the same way (see <doc:Coalescing>) — is joined
+    /// instead of started again; cancelling then ends only this caller's wait, and so does this
+    /// caller's ``TransferOptions/deadline`` (the shared transfer has none).
     public nonisolated func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
         let shared = { var shared = options; shared.deadline = nil; return shared }()
-        if options.coalescesIdenticalRequests, let key = CoalescingKey(request, options: shared, door: "data") {
+        if options.coalescesIdenticalRequests, let key = await coalescingKey(for: request, options: shared, door: "data") {
             let deadline = try Self.deadline(of: options, request: request)
             return try await DeadlineRace.run(until: deadline, phrase: options.deadline?.phrase ?? "", request: request) {
                 () async throws(NetworkingError) in

@@ -77,7 +77,11 @@ public actor SessionManager {
     nonisolated let activity = ActivityObservers()
     /// Where a download that names no destination goes. See ``setDefaultDownloadDestination(_:)``.
     public internal(set) var defaultDownloadDestination: DownloadDestination = .uniqueTemporaryFile
-    package var hooks = SessionHooks()
+    package var hooks = SessionHooks() {
+        didSet { hooksGeneration &+= 1 }
+    }
+    /// Counts hook replacements: coalescing keys carry it (``coalescingKey(for:options:door:)``).
+    var hooksGeneration: UInt64 = 0
     var credentials: [String: URLCredential] = [:]
     /// The configuration's `httpAdditionalHeaders`, merged into each transfer's request by the
     /// Session layer so the redirect rules govern them (see ``CredentialScope``).
@@ -276,7 +280,8 @@ public actor SessionManager {
     }
 
     /// Registers a credential answering HTTP Basic or Digest challenges from `host` (used when no
-    /// challenge hook is set). Pass `nil` to remove it.
+    /// challenge hook is set). Pass `nil` to remove it. It is the origin's: it answers a `401`
+    /// from `host`, and never a proxy's `407` (see <doc:Proxies>).
     public func setCredential(_ credential: URLCredential?, forHost host: String) {
         credentials[host.lowercased()] = credential
     }

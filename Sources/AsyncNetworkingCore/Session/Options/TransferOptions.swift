@@ -20,8 +20,12 @@ public struct TransferOptions: Sendable, Hashable {
     /// Read by ``SessionManager/data(for:options:)`` (and ``SessionManager/data(from:options:)``)
     /// and by ``HTTPClient``'s awaiting calls (verbs, `send`) through ``HTTPClient/transferOptions``
     /// — so it is set per client, or per request with options of its own or a client copy.
-    /// Requests are identical when they are `GET`s without body to the same URL with the same
-    /// header fields (the order aside), timeout, cache policy and other options. While one runs,
+    /// Requests are identical when the manager would send the same request for both — `GET`s
+    /// without body to the same URL with the same header fields (the order aside) once the
+    /// configuration's headers and the cookie jar's cookies are applied, the same timeout, cache
+    /// policy and other options — under the same proxy configuration, security policy, stored
+    /// credential and hooks, and handle the response the same way (`httpShouldHandleCookies`);
+    /// see <doc:Coalescing>. While one runs,
     /// each identical request waits for it instead of starting its own; each caller gets the whole
     /// body and response. A caller's cancellation ends only its own wait (it throws
     /// ``NetworkingError/Kind/cancelled``); when the last caller leaves, the transfer is cancelled.

@@ -182,6 +182,8 @@ final class TransferState {
     var connectionMetrics: ConnectionMetrics?
     /// The credential that answered a challenge, sent with later attempts to its origin only.
     var credential: ScopedCredential?
+    /// The credential the challenge hook gave for a proxy's 407, sent to that proxy only.
+    var proxyCredential: ScopedProxyCredential?
 
     var startDate = Date()
     var startInstant = ContinuousClock.now
