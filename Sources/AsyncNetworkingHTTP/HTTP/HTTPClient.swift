@@ -44,13 +44,42 @@ public struct HTTPClient: Sendable {
     /// ``HTTPHeaders`` keep their order and match names case-insensitively; a dictionary literal works.
     public var defaultHeaders: HTTPHeaders
 
-    /// Each request's timeout in seconds (`URLRequest.timeoutInterval`). Default 60, as AFNetworking.
-    /// Expiry fails with ``NetworkingError/Kind/transport(_:)`` `.timedOut`.
+    /// Each request's idle timeout in seconds (`URLRequest.timeoutInterval`). Default 60, as
+    /// AFNetworking. Expiry fails the attempt with ``NetworkingError/Kind/transport(_:)`` `.timedOut`.
     ///
-    /// It bounds the wait for the next data, not the whole transfer. On Linux, FoundationNetworking
-    /// truncates it to whole seconds and treats 0 as "no timeout", so a fraction is rounded *up*
-    /// here (0.2 becomes 1) rather than silently disabling the timeout.
+    /// It bounds each wait for data, not the whole call: for that, set ``deadline``. On Linux,
+    /// FoundationNetworking truncates it to whole seconds and treats 0 as "no timeout", so a
+    /// fraction is rounded *up* here (0.2 becomes 1) rather than silently disabling the timeout.
+    ///
+    /// **With retries.** The awaiting calls retry by default (``pipeline``'s
+    /// ``DefaultRetryPolicy``), but a timeout you set is the timeout you see: without a
+    /// ``deadline``, retries must start within `timeoutInterval` of the call's start, so a timed-out
+    /// attempt is not retried — `timeoutInterval = 2` against a silent server fails after about
+    /// 2 s, with ``NetworkingError/attemptCount`` 1. Quicker failures (a `503`, a refused
+    /// connection) are still retried inside that window. With a ``deadline``, timeouts too are
+    /// retried until it passes.
     public var timeoutInterval: TimeInterval
+
+    /// The total limit on each call of this client, ``RequestDeadline/after(_:)`` a duration or
+    /// ``RequestDeadline/at(_:)`` an instant; `nil` (the default) for none. It is
+    /// ``transferOptions``' ``TransferOptions/deadline``.
+    ///
+    /// It covers the whole call — connecting, redirects, credential retries, every retry of the
+    /// ``pipeline`` and its wait, reading and decoding the body — for every awaiting call that runs
+    /// the pipeline (the verbs, `request`, ``send(_:serializer:)``, `send` of a ``Request``). The
+    /// calls that are one transfer each — uploads, multipart forms, downloads (an automatic resume
+    /// keeps the same deadline), `task` and `dataTask` handles — get it from when their transfer
+    /// starts (after a multipart body was encoded or a stream spooled). Server-Sent Events
+    /// (``events(_:parameters:headers:configuration:)``) reconnect without end and do not take it.
+    /// When it passes, the call fails with
+    /// ``NetworkingError/Kind/deadlineExceeded`` (the idle ``timeoutInterval`` fails an attempt
+    /// with `.transport(.timedOut)` instead); the error's ``NetworkingError/attemptCount`` says how
+    /// many attempts were made. For one call, use a copy (`var quick = client; quick.deadline =
+    /// .after(.seconds(2))`) or ``Request/deadline(_:)``.
+    public var deadline: RequestDeadline? {
+        get { transferOptions.deadline }
+        set { transferOptions.deadline = newValue }
+    }
 
     /// Each request's cache policy. Default `.useProtocolCachePolicy`. Only ``cache`` reads it
     /// (see <doc:Caching> for each policy); without a cache nothing is cached (URLSession on

@@ -137,6 +137,15 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// fields after the body, before the request is completed (the server never sees a
         /// complete request).
         case invalidTrailerField
+        /// The call's total deadline passed before it ended (``RequestDeadline``: set with
+        /// ``HTTPClient/deadline``, ``Request/deadline(_:)`` or ``TransferOptions/deadline``): the
+        /// attempt or wait running then was stopped. The deadline covers the whole call —
+        /// waiting for a slot, connecting, redirects, credential retries, retries and their
+        /// waits, reading the body — unlike the idle timeout (``HTTPClient/timeoutInterval``,
+        /// `URLRequest.timeoutInterval`), which bounds each wait for data and fails an attempt
+        /// with ``transport(_:)`` `.timedOut`. ``NetworkingError/attemptCount`` says how many
+        /// attempts the call made; the message gives the deadline.
+        case deadlineExceeded
     }
 
     /// What went wrong.
@@ -153,6 +162,13 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
     public let underlyingError: (any Error)?
     /// A file involved in the failure: where the downloaded bytes are, or which file could not be read.
     public let fileURL: URL?
+    /// How many attempts the failed call made, counting the last, for the calls that can make
+    /// more than one: ``HTTPClient``'s awaiting calls (each retry of the retry policy is an
+    /// attempt; a credential renewed or a Basic challenge answered is one too) and awaited
+    /// downloads that resume by themselves. `nil` for the other calls, which make one attempt
+    /// (redirects and challenges answered inside a transfer are not counted), and for errors
+    /// thrown before anything was sent.
+    public let attemptCount: Int?
 
     /// Creates an error. Library users rarely need this; it is public for custom serializers and hooks.
     public init(
@@ -162,7 +178,8 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         response: HTTPURLResponse? = nil,
         body: Data? = nil,
         underlyingError: (any Error)? = nil,
-        fileURL: URL? = nil
+        fileURL: URL? = nil,
+        attemptCount: Int? = nil
     ) {
         self.kind = kind
         self.message = message
@@ -171,6 +188,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         self.body = body
         self.underlyingError = underlyingError
         self.fileURL = fileURL
+        self.attemptCount = attemptCount
     }
 
     /// The HTTP status code of ``response``, if a response arrived.
@@ -190,7 +208,18 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
             response: self.response ?? response,
             body: self.body ?? body,
             underlyingError: underlyingError,
-            fileURL: fileURL
+            fileURL: fileURL,
+            attemptCount: attemptCount
+        )
+    }
+
+    /// Returns a copy that says the call made `attempts` attempts (``attemptCount``); `attempts`
+    /// below 1 (nothing was sent) leaves it as it is.
+    package func counting(attempts: Int) -> NetworkingError {
+        guard attempts > 0 else { return self }
+        return NetworkingError(
+            kind, message, request: request, response: response, body: body,
+            underlyingError: underlyingError, fileURL: fileURL, attemptCount: attempts
         )
     }
 
@@ -203,6 +232,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         }
         if let response { parts.append("status \(response.statusCode)") }
         if let fileURL { parts.append("file \(fileURL.path)") }
+        if let attemptCount { parts.append(attemptCount == 1 ? "after 1 attempt" : "after \(attemptCount) attempts") }
         if let underlyingError, !(underlyingError is NetworkingError) {
             parts.append("underlying: \(Self.describeUnderlying(underlyingError))")
         }
@@ -253,6 +283,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .webSocketFailed(let code): "webSocketFailed(closeCode: \(code))"
         case .webSocketClosed: "webSocketClosed"
         case .invalidTrailerField: "invalidTrailerField"
+        case .deadlineExceeded: "deadlineExceeded"
         }
     }
 

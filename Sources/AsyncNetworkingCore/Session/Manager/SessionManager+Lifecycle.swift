@@ -98,6 +98,7 @@ extension SessionManager {
             _ = state.machine.sessionDidEnd()
             finish(state, .failure(reason.adding(request: state.originalRequest, response: state.response)), wasRunning: wasRunning)
         }
+        publishHeldCompletions()
         observers.finishAll()
         activity.finishAll(invalidationError)
         let waiters = invalidationWaiters

@@ -15,6 +15,7 @@ extension SessionManager {
         guard lifecycle == .active else {
             throw NetworkingError(.sessionInvalidated, "the session manager was invalidated", request: request)
         }
+        let deadline = try Self.deadline(of: options, request: request)
         let id = id ?? nextTransferID()
         let state = TransferState(
             id: id, request: request, upload: upload, options: options, sink: makeSink(id),
@@ -22,7 +23,9 @@ extension SessionManager {
         )
         // The configuration's headers become request headers now, under the redirect rules.
         state.currentRequest = configurationHeaders.applied(to: request)
+        state.deadline = deadline
         transfers[id] = state
+        armDeadline(of: state)
         run(state.machine.start(), for: state)
         return state
     }
@@ -105,7 +108,8 @@ extension SessionManager {
             return failToStart(state, attempt, NetworkingError(.transportUnavailable, message, request: state.originalRequest))
         #endif
         }
-        broadcast(.transferResumed(state.id, request))
+        // Running now — unless the transfer is suspended in place, which the new attempt keeps.
+        announce(state, running: !(state.machine.isSuspendedInPlace && state.task is PausableInPlace), request: request)
     }
 
     /// An attempt that could not start ends with that error.

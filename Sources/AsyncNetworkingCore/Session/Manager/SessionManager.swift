@@ -70,6 +70,9 @@ public actor SessionManager {
     /// Why the session became invalid, when it was not asked to (for the activity stream).
     var invalidationError: NetworkingError?
     nonisolated let observers = SessionObservers()
+    /// Completions of ``HTTPClient`` calls' transfers that ended before their call settled the
+    /// outcome (``CompletionHold``): published when it does, or at invalidation (SessionManager+Activity).
+    var heldCompletions: [TransferID: (completion: TransferCompletion, outcome: HeldOutcome)] = [:]
     /// The readers of ``transferActivity(bufferingNewest:includingData:)``.
     nonisolated let activity = ActivityObservers()
     /// Where a download that names no destination goes. See ``setDefaultDownloadDestination(_:)``.

@@ -71,6 +71,14 @@ final class TransferState {
     /// pause, suspension in place, cancellation and invalidation (a pure value; the manager's
     /// `run(_:for:)` performs what it returns).
     var machine: LiveTransferStateMachine
+    /// When ``TransferOptions/deadline`` ends the transfer, fixed at registration; and the timer
+    /// that enforces it (cancelled when the transfer finishes). See SessionManager+Deadlines.
+    var deadline: ContinuousClock.Instant?
+    var deadlineTimer: DispatchWorkItem?
+    /// What the session streams were last told of this transfer: `nil` before anything,
+    /// `true` running (``SessionEvent/transferResumed(_:_:)``), `false` suspended. Events are
+    /// posted only when it changes (``SessionManager/announce(_:running:request:)``).
+    var announcedRunning: Bool?
     /// Set once the sink has been told the end (``SessionManager/finish(_:_:)``).
     private(set) var isFinished = false
     /// The running attempt on the manager's transport, and the machine's number for it.
