@@ -301,7 +301,7 @@ private struct Connection {
                 state.readPaused = !state.wantsInput
                 return (state.isProtocolDone || state.phase == .finished, state.closeDeadline, state.wantsInput)
             }
-            if done, writeOffset == writing.count, channel.state.withLock({ $0.outbound.isEmpty }) { return }
+            if done, writeOffset == writing.count, !channel.state.withLock({ $0.hasOutput }) { return }
             if let deadline, ContinuousClock.now >= deadline {
                 throw NetworkingError(.transport(.timedOut), "the peer did not complete the WebSocket close handshake in time")
             }
@@ -353,10 +353,9 @@ private struct Connection {
             if writeOffset == writing.count {
                 var next: [UInt8] = []
                 channel.update { state in
-                    next = []
-                    swap(&next, &state.outbound)
-                    state.inflightBytes = next.count
-                    return state.releaseSenders()
+                    let (bytes, resumptions) = state.takeOutput()
+                    next = bytes
+                    return resumptions
                 }
                 writing = next
                 writeOffset = 0
@@ -368,11 +367,8 @@ private struct Connection {
             if code == AN_WS_CURLE_AGAIN { return true }
             if code != 0 { throw WebSocketCurlIO.curlError(code, nil, connecting: nil) }
             writeOffset += sent
-            let remaining = writing.count - writeOffset
-            channel.update { state in
-                state.inflightBytes = remaining
-                return state.releaseSenders()
-            }
+            let written = writeOffset
+            channel.update { $0.wrote(upTo: written) }
         }
     }
 }
