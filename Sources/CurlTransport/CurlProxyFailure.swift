@@ -8,11 +8,20 @@ import Foundation
 /// explicit proxy, to which curl makes the only connection — `CURLE_COULDNT_CONNECT`.
 /// With the environment's proxies a refused connection stays a transport error: curl does not
 /// say whether the proxy or the origin refused it.
+///
+/// The one place this is decided, for every connection kind curl makes: HTTP transfers
+/// (``error(of:proxy:url:)``) and WebSocket connections (``error(code:message:connectCode:proxy:url:)``,
+/// whose `CONNECT_ONLY` handle has no ``CurlCompletion``), so the same failure at the proxy is the
+/// same error on both.
 package enum CurlProxyFailure {
     package static func error(of completion: CurlCompletion, proxy: ProxyServer?, url: URL) -> NetworkingError? {
-        let connectCode = completion.metrics.proxyConnectCode
+        error(code: completion.code, message: completion.message, connectCode: completion.metrics.proxyConnectCode, proxy: proxy, url: url)
+    }
+
+    /// The same decision from a `CURLcode`, curl's error text and `CURLINFO_HTTP_CONNECTCODE`.
+    package static func error(code: Int32, message: String, connectCode: Int, proxy: ProxyServer?, url: URL) -> NetworkingError? {
         let reason: String
-        switch completion.code {
+        switch code {
         case ANCURLE_COULDNT_RESOLVE_PROXY:
             reason = "the proxy's host name could not be resolved"
         case ANCURLE_PROXY:
@@ -25,12 +34,12 @@ package enum CurlProxyFailure {
             return nil
         }
         let through = proxy.map { " \($0)" } ?? ""
-        let detail = completion.message.isEmpty ? "" : " (\(completion.message))"
+        let detail = message.isEmpty ? "" : " (\(message))"
         var userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url]
-        userInfo[NSLocalizedDescriptionKey] = completion.message
+        userInfo[NSLocalizedDescriptionKey] = message
         return NetworkingError(
             .proxyFailed, "proxy\(through): \(reason) before \(url.host ?? "the origin") was reached\(detail)",
-            underlyingError: URLError(completion.urlErrorCode ?? .unknown, userInfo: userInfo)
+            underlyingError: URLError(CurlErrorMapping.urlErrorCode(for: code) ?? .unknown, userInfo: userInfo)
         )
     }
 }

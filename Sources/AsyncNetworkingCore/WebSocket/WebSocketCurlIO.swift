@@ -63,10 +63,18 @@ enum WebSocketCurlIO {
                 caFile = try configure(easy, request, errorBuffer: buffer.baseAddress!)
                 let code = an_ws_curl_perform(UnsafeMutableRawPointer(easy))
                 guard code == 0 else {
-                    // TLS failures are classified as for HTTP (serverTrustFailed with its reason,
-                    // clientIdentityFailed, clientCertificateRejected); others are transport errors.
+                    let message = String(cString: buffer.baseAddress!)
+                    // Classified as for HTTP: a failure at the proxy (a CONNECT answered 407, a
+                    // proxy that cannot be resolved or reached) is proxyFailed; TLS failures are
+                    // serverTrustFailed with its reason, clientIdentityFailed or
+                    // clientCertificateRejected; others are transport errors.
+                    var connectCode = 0
+                    _ = ancurl_easy_getinfo_long(easy, ANCURLINFO_HTTP_CONNECTCODE, &connectCode)
+                    if let proxyError = CurlProxyFailure.error(code: code, message: message, connectCode: connectCode, proxy: request.proxy, url: request.url) {
+                        throw proxyError
+                    }
                     if request.url.scheme?.lowercased() == "https",
-                       let tlsError = NetworkingError.tls(code: code, message: String(cString: buffer.baseAddress!), host: request.url.host ?? "", policy: request.policy) {
+                       let tlsError = NetworkingError.tls(code: code, message: message, host: request.url.host ?? "", policy: request.policy) {
                         throw tlsError
                     }
                     throw curlError(code, buffer.baseAddress!, connecting: request.url)
