@@ -8,6 +8,8 @@
 ///   `done`, then sleeps.
 /// - `/message-flood?count=C&size=N&opcode=1|2`: sends `C` messages of `N` bytes (byte `i & 0xFF`
 ///   repeated, or empty), then the text `done`; then reads until the client's close and echoes it.
+/// - `/authorization`: sends the handshake's `Authorization` value (or `none`) as a text, then
+///   echoes the client's close.
 /// - `/ping-probe`: reads the client's ping, sends the text `got ping HEX` (its payload), a pong
 ///   with another payload and the text `sent other`; waits for a text from the client, then sends
 ///   the pong the ping asked for and the text `answered`; then echoes the client's close.
@@ -82,6 +84,9 @@ def serve(conn):
                         batch = []
                 conn.sendall(b"".join(batch))
             conn.sendall(frame(1, b"done"))
+            echo_close(conn)
+        elif url.path == "/authorization":
+            conn.sendall(frame(1, headers.get("authorization", "none").encode()))
             echo_close(conn)
         elif url.path == "/ping-probe":
             op, payload = read_client_frame(conn)

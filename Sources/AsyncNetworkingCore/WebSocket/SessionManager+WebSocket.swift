@@ -17,7 +17,10 @@ extension SessionManager {
     /// with the host's credential (``setCredential(_:forHost:)``) unless `headers` has an
     /// `Authorization` of its own; with a challenge hook (``SessionHooks/challenge``) the hook is
     /// asked instead, as for HTTP (again while the server refuses its credential, up to
-    /// ``maxAuthenticationAttempts``). Handshakes follow no redirect: a 3xx answer throws
+    /// ``maxAuthenticationAttempts``). User info in the URL (`wss://user:password@host/`) is sent
+    /// as an HTTP request to the same URL sends it: `Authorization: Basic` of the decoded user and
+    /// password with the opening handshake, unless `headers` or the configuration set an
+    /// `Authorization` of their own. Handshakes follow no redirect: a 3xx answer throws
     /// ``NetworkingError/Kind/webSocketHandshakeFailed``.
     ///
     /// - Parameters:
@@ -48,6 +51,13 @@ extension SessionManager {
         }
         components.scheme = httpScheme
         components.fragment = nil
+        // The URL's user info is a credential for its own origin, sent as an HTTP request to the
+        // same URL sends it (both transports): `Authorization: Basic` of the decoded `user:password`,
+        // at once, unless a field of the caller or the configuration already authorizes. It is
+        // taken out of the URL curl connects to.
+        let userInfo = (components.user != nil || components.password != nil) ? (user: components.user ?? "", password: components.password ?? "") : nil
+        components.user = nil
+        components.password = nil
         guard let httpURL = components.url else { throw NetworkingError(.invalidURL, "the WebSocket URL cannot be used") }
         try Self.checkWebSocketArguments(protocols: protocols, headers: headers, options: options)
         let policy = try securityPolicy(checking: URLRequest(url: httpURL))
@@ -61,6 +71,9 @@ extension SessionManager {
         for (name, value) in configured.sorted(by: { $0.key < $1.key })
         where !fields.contains(where: { $0.name.lowercased() == name.lowercased() }) && !WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
             fields.append((name, value))
+        }
+        if let userInfo, !fields.contains(where: { $0.name.lowercased() == "authorization" }) {
+            fields.append(("Authorization", "Basic " + Data("\(userInfo.user):\(userInfo.password)".utf8).base64EncodedString()))
         }
         // The manager's cookie jar, as for HTTP: its cookies for this URL unless the caller sent a
         // Cookie field of its own, and the 101's Set-Cookie stored.
