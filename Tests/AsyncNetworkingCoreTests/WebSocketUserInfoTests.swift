@@ -63,4 +63,20 @@ struct WebSocketUserInfoTests {
             try await requests.close()
         }
     }
+
+    /// Through a proxy the URL's credential goes to the origin, inside the tunnel: the proxy's
+    /// `CONNECT` carries none of it.
+    @Test func theURLsCredentialGoesThroughTheTunnelNotToTheProxy() async throws {
+        let proxy = try await ProxyTestServer.started()
+        defer { proxy.stop() }
+        try await withWebSocketServer { server, manager in
+            try await manager.setProxy(.through(ProxyTests.http(proxy.port, credential: nil)))
+            let socket = try await manager.webSocket(to: URL(string: "ws://user:pass@127.0.0.1:\(server.port)/auth")!)
+            var iterator = socket.messages.makeAsyncIterator()
+            #expect(try await iterator.next() == .text("Basic dXNlcjpwYXNz"))
+            try await socket.close()
+            let connect = try #require(proxy.log.first { $0.hasPrefix("CONNECT 127.0.0.1:\(server.port) ") })
+            #expect(!connect.contains("dXNlcjpwYXNz") && !connect.contains("user"), "\(connect)")
+        }
+    }
 }
