@@ -61,7 +61,8 @@ public final class CookieJar: Sendable {
     /// and writes them back there on ``save()``.
     ///
     /// - Throws: when the file exists but cannot be read or is not a jar file (rather than start
-    ///   empty and overwrite it on the next save). Expired cookies in the file are dropped.
+    ///   empty and overwrite it on the next save), or holds a cookie no `Set-Cookie` could have set
+    ///   (as ``insert(_:)`` refuses). Expired cookies in the file are dropped.
     public convenience init(persistingTo fileURL: URL, publicSuffixes: Set<String> = []) throws {
         self.init(fileURL: fileURL, publicSuffixes: publicSuffixes, now: { Date() })
         let loaded = try CookieJarFile.load(from: fileURL)
@@ -155,8 +156,17 @@ public final class CookieJar: Sendable {
         }
     }
 
-    /// Adds or replaces `cookie` as is (no storage rules apply: it is yours).
-    public func insert(_ cookie: StoredCookie) {
+    /// Adds or replaces `cookie` as is — no storage rules apply (`Secure` from `https`, prefixes,
+    /// `SameSite=None`): it is yours — provided it could have come from a valid `Set-Cookie`.
+    ///
+    /// - Throws: ``NetworkingError/Kind/invalidCookie`` when it could not (a control character, a
+    ///   `;`, an `=` in its name, surrounding spaces, an empty name and value, a name and value over
+    ///   4096 bytes, a domain or path no `Set-Cookie` can set); nothing is stored. Such a value
+    ///   would break the `Cookie` field of every request it is sent with.
+    public func insert(_ cookie: StoredCookie) throws(NetworkingError) {
+        if let invalidity = cookie.invalidity {
+            throw NetworkingError(.invalidCookie, "\(invalidity); it was not stored")
+        }
         state.withLock { $0.cookies[cookie.key] = cookie }
     }
 

@@ -38,10 +38,17 @@ extension SessionManager {
 
     /// `request` with the jar's `Cookie` field for its URL, unless there is no jar, the request
     /// handles no cookies, or it has a `Cookie` field of its own.
-    func addingCookies(to request: URLRequest, for state: TransferState) -> URLRequest {
+    /// - Throws: ``NetworkingError/Kind/requestSerializationFailed`` when the field breaks the one
+    ///   header rule (``HeaderFieldValidation``) — checked before it is set, since a `URLRequest`
+    ///   drops a value with CR, LF or NUL without a word. A jar's own API refuses such cookies
+    ///   (``CookieJar/insert(_:)``, its file), so this only guards the rule.
+    func addingCookies(to request: URLRequest, for state: TransferState) throws(NetworkingError) -> URLRequest {
         guard let cookieJar, state.originalRequest.httpShouldHandleCookies, let url = request.url,
               request.value(forHTTPHeaderField: "Cookie") == nil,
               let header = cookieJar.cookieHeader(for: url) else { return request }
+        if let problem = HeaderFieldValidation.problem(name: "Cookie", value: header) {
+            throw NetworkingError(.requestSerializationFailed, "the cookie jar's Cookie field: \(problem); nothing was sent", request: state.originalRequest)
+        }
         var withCookies = request
         withCookies.setValue(header, forHTTPHeaderField: "Cookie")
         return withCookies

@@ -29,7 +29,11 @@ extension SessionManager {
     ///     choice is ``WebSocket/negotiatedProtocol``, and a choice not offered fails the handshake.
     ///   - headers: extra header fields for the handshake request (for example `Authorization`,
     ///     `Origin`, `Cookie`); the handshake's own fields (`Upgrade`, `Sec-WebSocket-*`, ...) are
-    ///     refused with ``NetworkingError/Kind/webSocketHandshakeFailed``. Default none.
+    ///     refused with ``NetworkingError/Kind/webSocketHandshakeFailed``. Default none. Every field
+    ///     of the handshake (these, the configuration's, the jar's `Cookie`, a credential) passes
+    ///     the header rule HTTP requests pass — a token name, no control character but HTAB in a
+    ///     value — or the call throws ``NetworkingError/Kind/requestSerializationFailed`` before
+    ///     anything is connected.
     ///   - options: limits, compression and timeouts (``WebSocketOptions``; defaults documented there).
     ///
     /// Suspends while connecting and during the handshake (bounded by
@@ -67,10 +71,11 @@ extension SessionManager {
         }
         let tls = CurlTLSOptions(policy: policy)
         var fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
-        let configured = configurationHeaders.applied(to: URLRequest(url: httpURL)).allHTTPHeaderFields ?? [:]
-        for (name, value) in configured.sorted(by: { $0.key < $1.key })
-        where !fields.contains(where: { $0.name.lowercased() == name.lowercased() }) && !WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
-            fields.append((name, value))
+        // The configuration's fields as given (a URLRequest would drop a bad value silently: the
+        // one header rule below refuses it instead).
+        for field in configurationHeaders.fields
+        where !fields.contains(where: { $0.name.lowercased() == field.name.lowercased() }) && !WebSocketHandshake.reservedHeaderNames.contains(field.name.lowercased()) {
+            fields.append((field.name, field.value))
         }
         if let userInfo, !fields.contains(where: { $0.name.lowercased() == "authorization" }) {
             fields.append(("Authorization", "Basic " + Data("\(userInfo.user):\(userInfo.password)".utf8).base64EncodedString()))
@@ -83,6 +88,12 @@ extension SessionManager {
         }
         let proxy = self.proxy
         func connect(_ fields: [(name: String, value: String)]) async throws(NetworkingError) -> WebSocket {
+            // Every field of the handshake — the caller's, the configuration's, the URL's
+            // credential, the jar's Cookie, a challenge's answer — passes the one header rule that
+            // HTTP requests pass, before anything is connected.
+            if let problem = HeaderFieldValidation.problem(in: fields) {
+                throw NetworkingError(.requestSerializationFailed, "\(problem); nothing was sent")
+            }
             let handshake = WebSocketHandshake(url: httpURL, protocols: protocols, headers: fields, compression: options.compression)
             var request = WebSocketConnectRequest(url: httpURL, handshake: handshake, tls: tls, options: options)
             request.policy = policy
@@ -171,13 +182,9 @@ extension SessionManager {
         guard Set(protocols).count == protocols.count else {
             throw NetworkingError(.webSocketHandshakeFailed, "a subprotocol is offered twice; nothing was sent")
         }
-        for (name, value) in headers {
-            if WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
-                throw NetworkingError(.webSocketHandshakeFailed, "the header field \(name) belongs to the WebSocket handshake; nothing was sent")
-            }
-            if name.isEmpty || !name.allSatisfy({ tokenCharacters.contains($0) }) || value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-                throw NetworkingError(.webSocketHandshakeFailed, "the header field \(name.debugDescription) is malformed; nothing was sent")
-            }
+        // The fields' syntax is checked with every other field of the handshake (webSocket(to:)).
+        for name in headers.keys where WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
+            throw NetworkingError(.webSocketHandshakeFailed, "the header field \(name) belongs to the WebSocket handshake; nothing was sent")
         }
         if let compression = options.compression, !compression.isValid {
             throw NetworkingError(.webSocketHandshakeFailed, "permessage-deflate window bits are out of range (client 9–15, server 8–15); nothing was sent")

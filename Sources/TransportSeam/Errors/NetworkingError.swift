@@ -26,7 +26,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case invalidURL
         /// The URL's scheme is not `http` or `https`.
         case unsupportedScheme(String)
-        /// Parameters could not be encoded into the request (for example a `NaN` for JSON).
+        /// Parameters could not be encoded into the request (for example a `NaN` for JSON), or a
+        /// header field of the request to be sent — whatever set it — breaks the field rules (a
+        /// name that is not a token, a control character other than HTAB in a value): nothing
+        /// was sent.
         case requestSerializationFailed
         /// The transport (URLSession, or libcurl mapped to the same codes) reported a failure.
         case transport(URLError.Code)
@@ -135,6 +138,11 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// fields after the body, before the request is completed (the server never sees a
         /// complete request).
         case invalidTrailerField
+        /// A cookie given to `CookieJar.insert(_:)` could not have come from a valid `Set-Cookie`
+        /// (RFC 6265bis §5.6): a control character, a `;`, an `=` in its name, surrounding spaces,
+        /// an empty name and value, or a domain or path no `Set-Cookie` could set. Nothing was
+        /// stored. The message names the cookie, never its value.
+        case invalidCookie
     }
 
     /// What went wrong.
@@ -251,6 +259,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .webSocketFailed(let code): "webSocketFailed(closeCode: \(code))"
         case .webSocketClosed: "webSocketClosed"
         case .invalidTrailerField: "invalidTrailerField"
+        case .invalidCookie: "invalidCookie"
         }
     }
 
