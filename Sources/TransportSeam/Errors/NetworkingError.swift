@@ -131,7 +131,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// A WebSocket is closed or closing: nothing more can be sent or pinged.
         case webSocketClosed
         /// A request trailer field (``RequestTrailers``) was refused: its name is not an HTTP
-        /// token, its value holds CR, LF or NUL, or the field may not be sent as a trailer (RFC
+        /// token, its value holds a control character other than HTAB, or the field may not be sent as a trailer (RFC
         /// 9110 §6.5.1: framing, routing, authentication, request modifiers, content format — e.g.
         /// `Content-Length`, `Transfer-Encoding`, `Host`, `Authorization`). The message names the
         /// field, never its value. Fixed fields are checked before anything is sent; computed
