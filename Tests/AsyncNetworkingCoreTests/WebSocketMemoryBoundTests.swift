@@ -2,11 +2,13 @@
 @testable import AsyncNetworkingTestSupport
 
 /// Runs `body` with a ``WebSocketHostilePeer`` and a curl manager, under a hang deadline.
-func withHostileWebSocketPeer<T: Sendable>(_ body: @escaping @Sendable (WebSocketTestServer, SessionManager) async throws -> T) async throws -> T {
+func withHostileWebSocketPeer<T: Sendable>(
+    deadline: Double = 2 * hangDeadline, _ body: @escaping @Sendable (WebSocketTestServer, SessionManager) async throws -> T
+) async throws -> T {
     let server = try await startWebSocketServer { try WebSocketTestServer(script: WebSocketHostilePeer.script) }
     defer { server.stop() }
     let manager = SessionManager(transport: .curl)
-    return try await withDeadline { try await body(server, manager) }
+    return try await withDeadline(deadline) { try await body(server, manager) }
 }
 
 /// The rule: every queue a WebSocket holds — the reader's messages, the caller's frames, the pongs
@@ -199,5 +201,42 @@ struct WebSocketChannelStateBoundTests {
         #expect(!state.wantsInput)
         _ = state.takeMessage()
         #expect(state.wantsInput)
+    }
+}
+
+/// The process's resident memory under the floods above, scaled up: not a unit test (RSS counts
+/// every test running beside it), so it runs only with `ASYNCNETWORKING_MEMORY_CHECK=1`, one test
+/// per process:
+///
+///     for t in pingFlood tinyMessageFlood; do
+///       ASYNCNETWORKING_MEMORY_CHECK=1 swift test --skip-build --filter "WebSocketMemoryCheck/$t" | grep MEMORY
+///     done
+@Suite("WebSocket memory check", .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["ASYNCNETWORKING_MEMORY_CHECK"] == "1" && WebSocketTestServer.python != nil))
+struct WebSocketMemoryCheck {
+    /// Runs `path` on the hostile peer until the client stops reading or has taken the whole
+    /// flood (`done` queued after `messages` messages), and checks the RSS growth against `limit`.
+    static func flood(_ path: String, messages: Int, wire: Int, limit: Int) async throws {
+        try await withHostileWebSocketPeer(deadline: 4 * hangDeadline) { server, manager in
+            let before = SoakTests.residentBytes()
+            let socket = try await manager.webSocket(to: server.url(path), options: WebSocketOptions(closeTimeout: .milliseconds(200)))
+            let state = socket.channel.state
+            #expect(await eventually(3 * hangDeadline) { state.withLock { $0.readPaused || $0.inboundCount > messages } })
+            try await Task.sleep(for: .milliseconds(500)) // a paused client stays paused
+            let growth = SoakTests.residentBytes() - before
+            print("MEMORY \(path): RSS grew \(growth >> 20) MiB for a flood of \(wire >> 20) MiB on the wire")
+            #expect(growth < limit, "RSS grew \(growth >> 20) MiB")
+            try? await socket.close()
+        }
+    }
+
+    /// 8 Mi empty pings (16 MiB on the wire, 48 MiB of pongs if every one were queued).
+    @Test func pingFlood() async throws {
+        try await Self.flood("/ping-flood?count=\(8 << 20)&size=0", messages: 0, wire: 16 << 20, limit: 16 << 20)
+    }
+
+    /// 8 Mi empty messages (16 MiB on the wire, about 200 MiB if every one were queued).
+    @Test func tinyMessageFlood() async throws {
+        try await Self.flood("/message-flood?count=\(8 << 20)&size=0&opcode=1", messages: 8 << 20, wire: 16 << 20, limit: 16 << 20)
     }
 }
