@@ -15,31 +15,9 @@
 ///   the pong the ping asked for and the text `answered`; then echoes the client's close.
 enum WebSocketHostilePeer {
     static let script = WebSocketServerPython.common + #"""
-def recv_exact(conn, n):
-    data = b""
-    while len(data) < n:
-        chunk = conn.recv(n - len(data))
-        if not chunk:
-            raise Closed()
-        data += chunk
-    return data
-
-def read_client_frame(conn):
-    b0, b1 = recv_exact(conn, 2)
-    n = b1 & 0x7F
-    if n == 126:
-        n = struct.unpack("!H", recv_exact(conn, 2))[0]
-    elif n == 127:
-        n = struct.unpack("!Q", recv_exact(conn, 8))[0]
-    key = recv_exact(conn, 4) if b1 & 0x80 else b"\0\0\0\0"
-    data = bytearray(recv_exact(conn, n))
-    for i in range(n):
-        data[i] ^= key[i & 3]
-    return b0 & 0x0F, bytes(data)
-
 def echo_close(conn):
     while True:
-        op, data = read_client_frame(conn)
+        _, _, op, data, _ = read_frame(conn)
         if op == 9:
             conn.sendall(frame(10, data))
         elif op == 8:
@@ -89,12 +67,12 @@ def serve(conn):
             conn.sendall(frame(1, headers.get("authorization", "none").encode()))
             echo_close(conn)
         elif url.path == "/ping-probe":
-            op, payload = read_client_frame(conn)
+            _, _, op, payload, _ = read_frame(conn)
             conn.sendall(frame(1, ("got %s %s" % ("ping" if op == 9 else "op%d" % op, payload.hex())).encode()))
             conn.sendall(frame(10, b"another payload"))
             conn.sendall(frame(1, b"sent other"))
             while True:
-                op, data = read_client_frame(conn)
+                _, _, op, data, _ = read_frame(conn)
                 if op == 1:
                     break
             conn.sendall(frame(10, payload))
@@ -106,17 +84,7 @@ def serve(conn):
         close_quietly(conn)
 
 def main():
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # Set before listen, so accepted connections inherit it and advertise a small window.
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    print("PORT %d" % sock.getsockname()[1], flush=True)
-    while True:
-        conn, _ = sock.accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+    serve_forever(serve, None, rcvbuf=64 * 1024)
 
 if __name__ == "__main__":
     main()
