@@ -58,9 +58,12 @@ struct CookiePrefixTests {
         StoredCookie(name: "plain", value: "1", domain: "example.com"),
     ]
 
-    @Test func insertAppliesThePrefixRules() {
+    @Test func insertAppliesThePrefixRules() throws {
         let jar = CookieJar()
-        for cookie in Self.refused + Self.accepted { jar.insert(cookie) }
+        for cookie in Self.refused {
+            #expect(throws: NetworkingError.self) { try jar.insert(cookie) }
+        }
+        for cookie in Self.accepted { try jar.insert(cookie) }
         #expect(Set(jar.allCookies.map(\.name)) == ["__Host-ok", "__Secure-ok", "plain"])
     }
 

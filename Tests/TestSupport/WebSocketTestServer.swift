@@ -106,30 +106,6 @@ asyncio.run(main())
 """#
 
     static let script = WebSocketServerPython.common + #"""
-def recv_exact(conn, n):
-    data = b""
-    while len(data) < n:
-        chunk = conn.recv(n - len(data))
-        if not chunk:
-            raise Closed()
-        data += chunk
-    return data
-
-def read_frame(conn):
-    b0, b1 = recv_exact(conn, 2)
-    n = b1 & 0x7F
-    if n == 126:
-        n = struct.unpack("!H", recv_exact(conn, 2))[0]
-    elif n == 127:
-        n = struct.unpack("!Q", recv_exact(conn, 8))[0]
-    masked = b1 & 0x80
-    key = recv_exact(conn, 4) if masked else b"\0\0\0\0"
-    data = recv_exact(conn, n)
-    if masked and n:
-        mask = (key * (n // 4 + 1))[:n]
-        data = (int.from_bytes(data, "big") ^ int.from_bytes(mask, "big")).to_bytes(n, "big")
-    return b0 & 0x80 != 0, b0 & 0x40 != 0, b0 & 0x0F, data, bool(masked)
-
 class Peer:
     def __init__(self, conn, deflate, params):
         self.conn = conn

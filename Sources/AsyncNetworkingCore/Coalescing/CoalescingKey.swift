@@ -69,7 +69,8 @@ extension SessionManager {
     /// security policy and stored credential, and the hooks. `nil` when it may not share a transfer.
     package func coalescingKey(for request: URLRequest, options: TransferOptions, door: String) -> CoalescingKey? {
         guard let url = request.url else { return nil }
-        let wire = addingCookies(to: configurationHeaders.applied(to: request), handlesCookies: request.httpShouldHandleCookies)
+        // A jar whose Cookie field breaks the header rule fails the launch; such a call shares nothing.
+        guard let wire = try? addingCookies(to: configurationHeaders.applied(to: request), handlesCookies: request.httpShouldHandleCookies) else { return nil }
         let credential = url.host.flatMap { credentials[$0.lowercased()] }
         let manager = CoalescingKey.Manager(
             proxy: proxy, policy: securityPolicies.policy(forHost: url.host),

@@ -26,7 +26,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case invalidURL
         /// The URL's scheme is not `http` or `https`.
         case unsupportedScheme(String)
-        /// Parameters could not be encoded into the request (for example a `NaN` for JSON).
+        /// Parameters could not be encoded into the request (for example a `NaN` for JSON), or a
+        /// header field of the request to be sent — whatever set it — breaks the field rules (a
+        /// name that is not a token, a control character other than HTAB in a value): nothing
+        /// was sent.
         case requestSerializationFailed
         /// The transport (URLSession, or libcurl mapped to the same codes) reported a failure.
         case transport(URLError.Code)
@@ -130,7 +133,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// A WebSocket is closed or closing: nothing more can be sent or pinged.
         case webSocketClosed
         /// A request trailer field (``RequestTrailers``) was refused: its name is not an HTTP
-        /// token, its value holds CR, LF or NUL, or the field may not be sent as a trailer (RFC
+        /// token, its value holds a control character other than HTAB, or the field may not be sent as a trailer (RFC
         /// 9110 §6.5.1: framing, routing, authentication, request modifiers, content format — e.g.
         /// `Content-Length`, `Transfer-Encoding`, `Host`, `Authorization`). The message names the
         /// field, never its value. Fixed fields are checked before anything is sent; computed
@@ -146,6 +149,11 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// with ``transport(_:)`` `.timedOut`. ``NetworkingError/attemptCount`` says how many
         /// attempts the call made; the message gives the deadline.
         case deadlineExceeded
+        /// A cookie given to `CookieJar.insert(_:)` could not have come from a valid `Set-Cookie`
+        /// (RFC 6265bis §5.6): a control character, a `;`, an `=` in its name, surrounding spaces,
+        /// an empty name and value, or a domain or path no `Set-Cookie` could set. Nothing was
+        /// stored. The message names the cookie, never its value.
+        case invalidCookie
     }
 
     /// What went wrong.
@@ -284,6 +292,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .webSocketClosed: "webSocketClosed"
         case .invalidTrailerField: "invalidTrailerField"
         case .deadlineExceeded: "deadlineExceeded"
+        case .invalidCookie: "invalidCookie"
         }
     }
 

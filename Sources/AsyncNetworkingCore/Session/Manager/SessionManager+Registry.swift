@@ -12,6 +12,11 @@ extension SessionManager {
         makeSink: (TransferID) -> any TransferSink
     ) throws(NetworkingError) -> TransferState {
         try RequestValidation.validate(request)
+        // The configuration's fields pass the one header rule here, before they are merged: a
+        // URLRequest would drop a value with CR, LF or NUL without a word.
+        if let problem = configurationHeaders.problem {
+            throw NetworkingError(.requestSerializationFailed, "the configuration's httpAdditionalHeaders: \(problem); nothing was sent", request: request)
+        }
         guard lifecycle == .active else {
             throw NetworkingError(.sessionInvalidated, "the session manager was invalidated", request: request)
         }
@@ -74,8 +79,10 @@ extension SessionManager {
             // An answered challenge's credential goes only to its own origin (CredentialScope).
             let launching = state.credential?.applied(to: current) ?? current
             // The cookie jar's `Cookie` for this attempt's URL (SessionManager+Cookies).
-            let withCookies = addingCookies(to: launching, for: state)
+            let withCookies = try addingCookies(to: launching, for: state)
             request = try state.sink.request(forLaunching: withCookies, transfer: state)
+            // The request is final: every field, whatever set it, passes the one header rule.
+            try RequestValidation.validateHeaderFields(of: request, original: state.originalRequest)
             // Every attempt (a redirect's, a retry's) is judged by its own host's policy.
             policy = try securityPolicy(checking: request)
             // A proxy the environment made mandatory but cannot be used refuses the attempt.
