@@ -40,3 +40,25 @@ struct CurlWireNumberTests {
         #expect(CurlEarlyResponse.isComplete(head, method: "POST", received: .max, decodes: false) == (Int64(value) != nil))
     }
 }
+
+/// Rule: the size of a trailer section is a number the server chooses; what the parser keeps of it
+/// is bounded (300 KiB of trailer lines, as libcurl bounds a head) and the response stays complete.
+@Suite("Curl trailer section size")
+struct CurlTrailerSizeTests {
+    @Test func aTrailerFloodKeepsAtMost300KiB() {
+        var parser = CurlHeadParser()
+        _ = parser.consume("HTTP/1.1 200 OK\r\n")
+        _ = parser.consume("Transfer-Encoding: chunked\r\n")
+        #expect(parser.consume("\r\n") != nil)
+        let line = "X-T: " + String(repeating: "v", count: 90) + "\r\n"
+        for _ in 0..<100_000 { _ = parser.consume(line) }
+        #expect(parser.isComplete && parser.failure == nil)
+        #expect(!parser.trailers.isEmpty)
+        #expect(parser.trailers.count * line.utf8.count <= 300 << 10, "\(parser.trailers.count) trailers kept")
+        // A new response (a retry) starts a new count.
+        _ = parser.consume("HTTP/1.1 200 OK\r\n")
+        _ = parser.consume("\r\n")
+        _ = parser.consume("X-New: 1\r\n")
+        #expect(parser.trailers.map(\.name) == ["X-New"])
+    }
+}
