@@ -7,8 +7,8 @@
 #   Tests/Fuzz/run.sh --list                                              the targets
 #   Tests/Fuzz/run.sh --build TARGET|all                                  build only
 #
-# The default is 30 seconds. A crash, a sanitizer report, a timeout (25 s on one input) or an
-# out-of-memory (2 GiB) fails the run: the input is written to .build-fuzz/artifacts/TARGET/ and
+# The default is 30 seconds; inputs are up to 4 KiB (longer seeds are cut). A crash, a sanitizer
+# report, a timeout (25 s on one input) or an out-of-memory (2 GiB) fails the run: the input is written to .build-fuzz/artifacts/TARGET/ and
 # the script exits non-zero. New inputs found go to .build-fuzz/corpus/TARGET (the seed corpus in
 # Tests/Fuzz/Corpus/TARGET is only read).
 set -euo pipefail
@@ -86,7 +86,7 @@ run_target() {
     # LeakSanitizer reports them; every other ASan check is on. Allocation stacks of 5 frames:
     # recording 30 costs a third of each run.
     ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:malloc_context_size=5}" \
-        "$scratch/targets/$name" -artifact_prefix="$artifacts/" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+        "$scratch/targets/$name" -artifact_prefix="$artifacts/" -timeout=25 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
         "${limit[@]}" "$@" "$corpus" "$fuzz/Corpus/$name"
 }
 

@@ -3,7 +3,8 @@
 // then the reconnection wait a `retry:` asks for.
 //
 // Properties: no trap or sanitizer report; the events and the last ID do not depend on how the
-// stream was cut; no line or event passes its limit; every wait is inside the configured bounds.
+// stream was cut (checked for a quarter of the inputs); no line or event passes its limit; every
+// wait is inside the configured bounds.
 import Foundation
 @testable import AsyncNetworkingCore
 
@@ -36,13 +37,15 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let cut = input.byte()
     let attempts = Int(input.byte())
     let bytes = input.restArray()
-    let whole = events([bytes[...]], maxLine: maxLine, maxEvent: maxEvent)
     let pieces = events(chunks(bytes, size: cut), maxLine: maxLine, maxEvent: maxEvent)
-    precondition(whole.failed == pieces.failed)
-    precondition(whole.events == pieces.events && whole.parser.lastEventID == pieces.parser.lastEventID)
-    precondition(whole.parser.reconnectionTime == pieces.parser.reconnectionTime)
+    if cut & 6 == 0 { // a quarter of the inputs: cut or whole, the same events (a second pass costs a run)
+        let whole = events([bytes[...]], maxLine: maxLine, maxEvent: maxEvent)
+        precondition(whole.failed == pieces.failed)
+        precondition(whole.events == pieces.events && whole.parser.lastEventID == pieces.parser.lastEventID)
+        precondition(whole.parser.reconnectionTime == pieces.parser.reconnectionTime)
+    }
     let configuration = EventSource.Configuration()
-    let wait = configuration.delay(serverRetry: whole.parser.reconnectionTime, failedAttempts: attempts, jitter: Double(cut) / 255)
+    let wait = configuration.delay(serverRetry: pieces.parser.reconnectionTime, failedAttempts: attempts, jitter: Double(cut) / 255)
     precondition(wait >= configuration.minimumReconnectionTime && wait <= configuration.maxReconnectionTime)
     return 0
 }
