@@ -11,7 +11,9 @@
 /// - Field lines after a completed final head are trailers (RFC 9110 §6.5; libcurl hands them to the
 ///   header callback after a chunked body): checked like head fields and kept in ``trailers``,
 ///   folded lines and the closing blank line ignored; a line that breaks the field rules there is
-///   dropped, never fatal (the response is complete). Any other line where a status line is due
+///   dropped, never fatal (the response is complete). Trailers are kept up to
+///   ``maximumTrailerBytes`` of trailer lines; later ones are dropped too (libcurl bounds a head
+///   at 300 KiB but not a trailer section). Any other line where a status line is due
 ///   (`Http/1.1 200 OK`: the name is case-sensitive) is refused.
 /// - Only LF (with or without a CR before it) ends a line. `\x0b`, `\x0c`, U+0085, U+2028 or a bare
 ///   CR never do, so a line holding one is not blank.
@@ -42,6 +44,12 @@ struct CurlHeadParser: Sendable {
 
     /// Trailer fields received after the last completed final head, in order (duplicates kept).
     private(set) var trailers: [(name: String, value: String)] = []
+
+    /// The most bytes of trailer lines kept per response, as libcurl bounds a head (300 KiB): a
+    /// server sending trailer lines without end must not grow ``trailers`` without end.
+    static let maximumTrailerBytes = 300 << 10
+    /// Bytes of trailer lines seen since the last status line.
+    private var trailerBytes = 0
 
     /// Whether a final head has been completed and no new status line arrived since.
     var isComplete: Bool {
@@ -95,11 +103,15 @@ struct CurlHeadParser: Sendable {
             head.fields.reserveCapacity(Self.typicalFieldCount)
             state = .collecting(head)
             trailers = []
+            trailerBytes = 0
             return nil
         }
         if case .awaitingStatus = state { return fail("a malformed status line") }
         if case .complete = state {
-            collectTrailer(line)
+            if trailerBytes <= Self.maximumTrailerBytes { // once past the bound, counting stops (no overflow)
+                trailerBytes += raw.count
+                if trailerBytes <= Self.maximumTrailerBytes { collectTrailer(line) }
+            }
             return nil
         }
         guard case .collecting(var head) = state else { return nil }

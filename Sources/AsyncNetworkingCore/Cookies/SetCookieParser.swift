@@ -105,9 +105,13 @@ enum SetCookieParser {
         return negative ? -magnitude : magnitude
     }
 
-    /// Without leading and trailing spaces and tabs.
+    /// Without leading and trailing spaces and tabs. (Index moves on the slice: reversing it twice
+    /// rebuilt the text a character at a time, the parser's main cost on a 4 KiB value.)
     static func trimmed(_ text: Substring) -> String {
-        String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        var view = text
+        while let first = view.first, first == " " || first == "\t" { view.removeFirst() }
+        while let last = view.last, last == " " || last == "\t" { view.removeLast() }
+        return String(view)
     }
 
     /// Splits a `Set-Cookie` value that Foundation combined from several fields with `", "` (an
