@@ -113,7 +113,7 @@ public struct HTTPClient: Sendable {
     public var credential: URLCredential?
 
     /// Adapters, authenticator, retry policy and monitors of every awaiting call: the verbs (`get`,
-    /// `post`, …), ``send(_:serializer:)`` and ``send(_:)-(Request<Value>)`` all run this pipeline.
+    /// `post`, …), ``send(_:serializer:)`` and ``send(_:decoder:progress:)`` all run this pipeline.
     /// Default: no adapters, no authenticator, ``DefaultRetryPolicy`` (idempotent requests on
     /// transient failures, at most 3 attempts), no monitors. ``NoRetryPolicy`` sends once, as
     /// AFNetworking's verbs did. Handle-returning calls (`dataTask`, `task`, streams) do not use it.
