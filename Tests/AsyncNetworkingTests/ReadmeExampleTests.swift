@@ -28,8 +28,7 @@ struct ReadmeExampleTests {
     /// The README's first program ("Your first program"); keep its body identical to the README's.
     func firstProgram(baseURL: URL) async throws -> Status {
         // --- README first program begins ---
-        var api = HTTPClient(baseURL: baseURL)                   // e.g. https://status.internal/v1; on SessionManager.shared
-        api.deadline = .after(.seconds(10))                      // the whole call: connecting, retries, the body
+        let api = HTTPClient(baseURL: baseURL)                   // e.g. https://status.internal/v1; on SessionManager.shared
         let status = try await api.get("json", as: Status.self)  // GET <base>/json: status checked, JSON decoded
         print(status.ok, status.name)
         // --- README first program ends ---
