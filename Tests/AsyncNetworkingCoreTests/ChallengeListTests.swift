@@ -91,7 +91,7 @@ struct ChallengeListTests {
 
 /// The same rule for a WebSocket handshake: `/auth-list` answers 401 with a Bearer challenge (whose
 /// quoted parameter names "Basic") and Basic in a second `WWW-Authenticate` field.
-@Suite("Challenge lists in a WebSocket handshake", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+@Suite("Challenge lists in a WebSocket handshake", .enabled(if: defaultTransportIsCurl && WebSocketTestServer.python != nil, "WebSockets need the curl transport; the test server needs python3"))
 struct WebSocketChallengeListTests {
     @Test func theHandshakesBasicChallengeIsFoundInTheSecondField() async throws {
         try await withWebSocketServer { server, manager in

@@ -2,7 +2,7 @@
 
 /// A WebSocket goes through the manager's proxy like an HTTP request: a `CONNECT` tunnel carrying
 /// the proxy credential, which never reaches the origin.
-@Suite("WebSocket through a proxy", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+@Suite("WebSocket through a proxy", .enabled(if: defaultTransportIsCurl && TestPKI.isAvailable, "WebSockets need the curl transport; the proxy and WebSocket test servers need python3 and openssl"))
 struct WebSocketProxyTests {
     @Test func aWebSocketTunnelsThroughTheManagersProxyWithItsCredential() async throws {
         let proxy = try await ProxyTestServer.started(requiring: ProxyTests.credential)
@@ -89,7 +89,7 @@ struct WebSocketProxyTests {
 }
 
 /// The manager's cookie jar applies to the opening handshake as to an HTTP request.
-@Suite("WebSocket and the cookie jar", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+@Suite("WebSocket and the cookie jar", .enabled(if: defaultTransportIsCurl && WebSocketTestServer.python != nil, "WebSockets need the curl transport; the test servers need python3"))
 struct WebSocketCookieTests {
     @Test func theHandshakeSendsTheJarsCookiesAndStoresTheOnesItGets() async throws {
         let server = try await startWebSocketServer { try WebSocketTestServer() }
@@ -123,7 +123,7 @@ struct WebSocketCookieTests {
 
 /// A handshake answered `401` with a Basic challenge is retried once with the host's credential, as
 /// an HTTP request is; without one, or with the caller's own `Authorization`, the 401 is the error.
-@Suite("WebSocket and credentials", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+@Suite("WebSocket and credentials", .enabled(if: defaultTransportIsCurl && WebSocketTestServer.python != nil, "WebSockets need the curl transport; the test servers need python3"))
 struct WebSocketCredentialTests {
     @Test func aBasicChallengeIsAnsweredWithTheHostsCredential() async throws {
         try await withWebSocketServer { server, manager in
@@ -146,7 +146,7 @@ struct WebSocketCredentialTests {
 }
 
 /// The challenge hook answers a handshake's Basic 401 as it answers an HTTP one.
-@Suite("WebSocket and the challenge hook", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+@Suite("WebSocket and the challenge hook", .enabled(if: defaultTransportIsCurl && WebSocketTestServer.python != nil, "WebSockets need the curl transport; the test servers need python3"))
 struct WebSocketChallengeHookTests {
     final class Asked: Sendable {
         let contexts = SanitizedMutex<[(method: String, realm: String?, failures: Int, status: Int?, host: String)]>([])

@@ -17,7 +17,7 @@ import FoundationNetworking
 /// request with `httpShouldHandleCookies == false` neither sends nor stores jar cookies.
 extension SessionManager {
     /// Creates a manager that keeps cookies in `cookieJar` (see ``CookieJar``); otherwise as
-    /// ``init(configuration:maxConcurrentTransfers:transport:securityPolicy:)``.
+    /// ``init(configuration:maxConcurrentTransfers:transport:securityPolicy:http2:)``.
     ///
     /// Works on both transports. Leave the configuration's own cookie handling off
     /// (``defaultConfiguration()`` has it off): a `URLSessionConfiguration` with an

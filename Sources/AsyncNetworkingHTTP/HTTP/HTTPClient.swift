@@ -7,7 +7,7 @@ import FoundationNetworking
 /// (AFNetworking's `AFHTTPSessionManager`, for async/await).
 ///
 /// ```swift
-/// let client = HTTPClient(manager: manager, baseURL: URL(string: "https://api.example.com/v1"))
+/// let client = HTTPClient(baseURL: URL(string: "https://api.example.com/v1"))   // on SessionManager.shared
 /// let user = try await client.get("users/42", as: User.self)              // GET /v1/users/42
 /// let hits = try await client.get("search", parameters: ["q": "swift"], as: [Hit].self)
 /// let made = try await client.post("users", parameters: .encodable(NewUser(name: "Ada")), as: User.self)
@@ -23,7 +23,8 @@ import FoundationNetworking
 /// on the manager: `await client.manager.setHooks(SessionHooks(redirect: { ... }))`,
 /// `await client.manager.setCredential(credential, forHost: "api.example.com")`.
 public struct HTTPClient: Sendable {
-    /// The manager that runs the transfers. Hooks and credentials are set on it.
+    /// The manager that runs the transfers: ``SessionManager/shared`` unless the client was given
+    /// one. Hooks and credentials are set on it (on the shared manager, for the whole process).
     public let manager: SessionManager
 
     /// Relative paths resolve against this URL (RFC 3986, `..` included); absolute URLs ignore it.
@@ -112,7 +113,7 @@ public struct HTTPClient: Sendable {
     public var credential: URLCredential?
 
     /// Adapters, authenticator, retry policy and monitors of every awaiting call: the verbs (`get`,
-    /// `post`, …), ``send(_:serializer:)`` and ``send(_:)-(Request<Value>)`` all run this pipeline.
+    /// `post`, …), ``send(_:serializer:)`` and ``send(_:decoder:progress:)`` all run this pipeline.
     /// Default: no adapters, no authenticator, ``DefaultRetryPolicy`` (idempotent requests on
     /// transient failures, at most 3 attempts), no monitors. ``NoRetryPolicy`` sends once, as
     /// AFNetworking's verbs did. Handle-returning calls (`dataTask`, `task`, streams) do not use it.
@@ -127,13 +128,15 @@ public struct HTTPClient: Sendable {
     /// Creates a client.
     ///
     /// - Parameters:
-    ///   - manager: runs the transfers. Default: a new ``SessionManager`` with its default
-    ///     configuration (invalidated when the last reference to it goes away).
+    ///   - manager: runs the transfers. Default: ``SessionManager/shared``, the process-wide
+    ///     manager (one curl loop thread and one connection pool however many clients use it;
+    ///     never invalidated). Pass a manager of your own for another configuration, a security
+    ///     policy, hooks, credentials, a cookie jar or a shutdown of its own.
     ///   - baseURL: see ``baseURL``. Default `nil`.
     ///   - requestSerializer: see ``requestSerializer``. Default ``URLEncodedRequestSerializer``.
     ///   - defaultHeaders: see ``defaultHeaders``. Default ``HTTPHeaders/standard``.
     public init(
-        manager: SessionManager = SessionManager(),
+        manager: SessionManager = .shared,
         baseURL: URL? = nil,
         requestSerializer: any RequestSerializer = URLEncodedRequestSerializer(),
         defaultHeaders: HTTPHeaders = .standard

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// A request as a plain value, typed by the value its response decodes to (Get's `Request<Response>`).
 ///
-/// Build one with the static helpers and send it with ``HTTPClient/send(_:)-(Request<Value>)``:
+/// Build one with the static helpers and send it with ``HTTPClient/send(_:decoder:progress:)``:
 ///
 /// ```swift
 /// let user = try await client.send(.get("users/42", as: User.self)).value

@@ -18,7 +18,7 @@ import Foundation
 /// - A ``ProxyServer/Kind/socks5`` proxy (`socks5h`: the proxy resolves the host name) tunnels both.
 /// - Proxy credentials go to the proxy only (`Proxy-Authorization` on the proxy's hop, or the SOCKS5
 ///   user/password exchange): they are not request headers, so no origin ever sees them, and the
-///   Session layer's redirect and credential rules (``CredentialScope``) are unchanged.
+///   Session layer's redirect and credential rules are unchanged.
 public struct ProxyConfiguration: Sendable, Hashable {
     /// Where the configuration comes from.
     public enum Mode: Sendable, Hashable {

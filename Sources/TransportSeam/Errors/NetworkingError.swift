@@ -97,7 +97,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// an rtnetlink socket or `getifaddrs` failed, or a network namespace could not be
         /// entered; the message says which, with the errno).
         case reachabilityUnavailable
-        /// A line of a decoded stream (``AsyncSequence/lines(maxLineLength:)``, JSON Lines) or a
+        /// A line of a decoded stream (``_Concurrency/AsyncSequence/lines(maxLineLength:)``, JSON Lines) or a
         /// server-sent event grew past the limit (in bytes) before it ended: the stream fails
         /// rather than buffer without bound. The limits are ``StreamLimits``.
         case streamElementTooLarge(limit: Int)

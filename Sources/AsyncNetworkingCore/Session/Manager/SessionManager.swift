@@ -57,6 +57,8 @@ public actor SessionManager {
     public nonisolated var session: URLSession { underlyingSession }
     /// The engine behind ``transport``.
     nonisolated let engine: TransportEngine
+    /// Whether this is ``shared``, which ``invalidate()`` and ``invalidateAndCancel()`` leave active.
+    nonisolated let isShared: Bool
 
     /// The registry: every transfer not yet finished, by its stable identifier.
     var transfers: [TransferID: TransferState] = [:]
@@ -158,9 +160,11 @@ public actor SessionManager {
     /// ``StubTransport`` whatever `transport` says.
     init(
         configuration: URLSessionConfiguration, maxConcurrentTransfers: Int?, transport: Transport,
-        securityPolicy: SecurityPolicy, stubs: StubTransport?, cookieJar: CookieJar? = nil, http2: HTTP2Options = .default
+        securityPolicy: SecurityPolicy, stubs: StubTransport?, cookieJar: CookieJar? = nil, http2: HTTP2Options = .default,
+        isShared: Bool = false
     ) {
         self.cookieJar = cookieJar
+        self.isShared = isShared
         let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
         let delegateQueue = DelegateQueue(underlyingQueue: executor.queue)
         let delegate = SessionDelegate()
