@@ -20,11 +20,13 @@ final class NginxTestServer: Sendable {
 
     /// Starts nginx serving `files` (name → contents); returns once it accepts connections.
     /// Starts nginx on a thread of its own (it waits for nginx to listen).
-    static func started(pki: TestPKI, files: [String: Data]) async throws -> NginxTestServer {
-        try await offThePool { try NginxTestServer(pki: pki, files: files) }
+    /// `maxConcurrentStreams`: nginx's `http2_max_concurrent_streams` (its default 128), the
+    /// limit it announces in SETTINGS.
+    static func started(pki: TestPKI, files: [String: Data], maxConcurrentStreams: Int? = nil) async throws -> NginxTestServer {
+        try await offThePool { try NginxTestServer(pki: pki, files: files, maxConcurrentStreams: maxConcurrentStreams) }
     }
 
-    init(pki: TestPKI, files: [String: Data]) throws {
+    init(pki: TestPKI, files: [String: Data], maxConcurrentStreams: Int? = nil) throws {
         guard let executable = Self.executable else { throw TLSTestError("nginx is not installed") }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("an-nginx-\(UUID().uuidString)")
         let root = directory.appendingPathComponent("www")
@@ -50,6 +52,7 @@ final class NginxTestServer: Sendable {
               scgi_temp_path \(directory.path)/scgi;
               server {
                 listen 127.0.0.1:\(port) ssl http2;
+                \(maxConcurrentStreams.map { "http2_max_concurrent_streams \($0);" } ?? "")
                 ssl_certificate \(pki.file("good-chain.pem").path);
                 ssl_certificate_key \(pki.file("good.key").path);
                 root \(root.path);

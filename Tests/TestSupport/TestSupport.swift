@@ -173,14 +173,14 @@ func rawResponseURL(_ server: LoopbackServer, _ response: String) -> URL {
 
 /// Runs `body` with an nginx (``NginxTestServer``: HTTP/2 over TLS) serving `files` and a curl
 /// manager trusting the test CA, at most `connectionsPerHost` connections per host and `http2` as
-/// its HTTP/2 options, within a deadline; then invalidates the manager and stops nginx whatever
+/// its HTTP/2 options (`serverStreamLimit`: the streams nginx allows per connection), within a deadline; then invalidates the manager and stops nginx whatever
 /// happens.
 func withNginxAndManager(
-    files: [String: Data], connectionsPerHost: Int = 16, http2: HTTP2Options = .default,
+    files: [String: Data], connectionsPerHost: Int = 16, http2: HTTP2Options = .default, serverStreamLimit: Int? = nil,
     _ body: @escaping @Sendable (NginxTestServer, SessionManager) async throws -> Void
 ) async throws {
     let pki = try await TestPKI.make()
-    let server = try await NginxTestServer.started(pki: pki, files: files)
+    let server = try await NginxTestServer.started(pki: pki, files: files, maxConcurrentStreams: serverStreamLimit)
     defer { server.stop() }
     let configuration = SessionManager.defaultConfiguration()
     configuration.httpMaximumConnectionsPerHost = connectionsPerHost
