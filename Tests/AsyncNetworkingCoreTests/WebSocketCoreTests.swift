@@ -160,6 +160,22 @@ struct WebSocketCoreTests {
         }
     }
 
+    /// What the offer asks of the server must be confirmed by an accepting server (RFC 7692
+    /// §7.1.1.1, §7.1.2.1). Found by the websocket-handshake fuzz target: a bare
+    /// `permessage-deflate` answering `server_max_window_bits=8` was accepted with a window of 15.
+    @Test func anOfferTheResponseDoesNotConfirmIsRefused() throws {
+        let windowed = WebSocketCompression(serverMaxWindowBits: 8)
+        for line in ["permessage-deflate", "permessage-deflate;", "permessage-deflate; client_max_window_bits=10"] {
+            #expect(throws: WebSocketHandshakeError.self) { try handshake(compression: windowed).validate(head: head(goodLines + ["Sec-WebSocket-Extensions: \(line)"])).get() }
+        }
+        let fresh = WebSocketCompression(serverNoContextTakeover: true)
+        #expect(throws: WebSocketHandshakeError.self) { try handshake(compression: fresh).validate(head: head(goodLines + ["Sec-WebSocket-Extensions: permessage-deflate"])).get() }
+        let confirmed = try handshake(compression: windowed).validate(head: head(goodLines + ["Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits=8"])).get()
+        #expect(confirmed.deflate?.serverMaxWindowBits == 8)
+        let confirmedFresh = try handshake(compression: fresh).validate(head: head(goodLines + ["Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover"])).get()
+        #expect(confirmedFresh.deflate?.serverNoContextTakeover == true)
+    }
+
     @Test func encoderMasksWithAFreshKeyPerFrame() {
         let frame = WebSocketFrame(opcode: .text, payload: Array("Hello".utf8))
         let one = WebSocketFrameEncoder.encode(frame)

@@ -12,13 +12,15 @@ public struct WebSocketCompression: Sendable, Hashable {
     /// server may pick any window and the client uses 2^15 when it picks none.
     public var clientMaxWindowBits: Int?
     /// The largest window the server may compress with (8–15), sent as `server_max_window_bits=N`;
-    /// `nil` (the default) does not ask for a limit.
+    /// `nil` (the default) does not ask for a limit. A server that accepts the extension must
+    /// confirm it with the same or a smaller value (RFC 7692 §7.1.2.1), or the handshake fails.
     public var serverMaxWindowBits: Int?
     /// Asks that the client's compressor restart at each message (`client_no_context_takeover`);
     /// default `false`. The client always honours the server's request for it.
     public var clientNoContextTakeover: Bool
     /// Asks the server to restart its compressor at each message (`server_no_context_takeover`);
-    /// default `false`.
+    /// default `false`. A server that accepts the extension must confirm it (RFC 7692 §7.1.1.1),
+    /// or the handshake fails.
     public var serverNoContextTakeover: Bool
 
     /// Creates an offer; every argument defaults to the RFC's defaults.
@@ -99,6 +101,15 @@ struct PerMessageDeflateParameters: Sendable, Hashable {
             default:
                 return .failure(.init("unknown permessage-deflate parameter \(key)"))
             }
+        }
+        // What the offer asks of the server, an accepting server confirms (RFC 7692 §7.1.1.1,
+        // §7.1.2.1): without it the server may compress with a window or context the client did
+        // not agree to.
+        if let asked = offer.serverMaxWindowBits, !seen.contains("server_max_window_bits") {
+            return .failure(.init("the response does not confirm the server_max_window_bits=\(asked) offered"))
+        }
+        if offer.serverNoContextTakeover, !seen.contains("server_no_context_takeover") {
+            return .failure(.init("the response does not confirm the server_no_context_takeover offered"))
         }
         return .success(result)
     }
