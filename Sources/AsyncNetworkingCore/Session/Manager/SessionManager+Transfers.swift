@@ -14,7 +14,8 @@ extension SessionManager {
     ///   for a bad URL, ``NetworkingError/Kind/sessionInvalidated`` after invalidation — before
     ///   anything is sent.
     public func dataTask(with request: URLRequest, options: TransferOptions = .default) throws(NetworkingError) -> TransferHandle {
-        try makeHandle(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options, kind: .data)
+        let (sent, upload) = try RequestCarriedBody.split(request)
+        return try makeHandle(sent, upload: upload, options: options, kind: .data)
     }
 
     /// Starts an upload of `body` and returns its handle; upload progress events report the bytes sent.
@@ -45,7 +46,8 @@ extension SessionManager {
                 try await self.collect(request, upload: .none, options: options, kind: .data)
             }
         }
-        return try await collect(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options, kind: .data)
+        let (sent, upload) = try RequestCarriedBody.split(request)
+        return try await collect(sent, upload: upload, options: options, kind: .data)
     }
 
     /// Loads `url` with a GET and returns the whole body and the response. See ``data(for:options:)``.
@@ -92,11 +94,11 @@ extension SessionManager {
     ) throws(NetworkingError) -> TransferHandle {
         var channel: EventChannel?
         let state = try register(request, upload: upload, options: options) { id in
-            let made = EventChannel(policy: options.buffer) { [weak self] in
+            let made = EventChannel(policy: options.eventBufferPolicy) { [weak self] in
                 self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the event stream was cancelled or abandoned")) }
             }
             channel = made
-            return ChannelSink(channel: made)
+            return ChannelSink(channel: made, flowControlled: !options.collectsWholeBody)
         }
         state.declaredKind = kind
         return TransferHandle(id: state.id, originalRequest: request, manager: self, lifetime: ConsumerLifetime(channel: channel!))
