@@ -20,7 +20,9 @@ import Foundation
 ///   buffer as curl closes it: for cleartext `http` the connection is armed when the body starts,
 ///   and the close callback reads what is pending (`ancurl_drain_*`, at most 64 KiB) so the head (and
 ///   the body that came with it) is parsed here. Over TLS those bytes cannot be decrypted after
-///   curl freed its session; only the first case applies there.
+///   curl freed its session, so a send is never allowed to fail that way there: a write guard
+///   (``guardTLSWrites(of:)``) takes a write that fails with `EPIPE` or `ECONNRESET` as the end of
+///   the body, and libcurl reads the answer as it would any other.
 enum CurlEarlyResponse {
     /// `CURLcode`s of a send that failed because the server stopped listening: GOT_NOTHING,
     /// SEND_ERROR, RECV_ERROR.
@@ -38,6 +40,21 @@ enum CurlEarlyResponse {
         guard ancurl_easy_setopt_prereq(easy, CurlCallbacks.prereq) == ANCURLE_OK else { return }
         try CurlEasyConfiguration.set(easy, ANCURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(transfer).toOpaque())
         try CurlEasyConfiguration.check(ancurl_drain_install(easy), "CLOSESOCKETFUNCTION")
+    }
+
+    /// Over TLS, before a request with a body is sent (`CURLOPT_PREREQFUNCTION`): puts the write
+    /// guard on the connection (`ANTLSWriteGuard.c`), so that a send failing because the server
+    /// answered and reset the connection ends the body instead of the transfer, and libcurl goes
+    /// on to read (and decrypt) the answer. Returns `false` — the transfer starts over on a new
+    /// connection, nothing was sent — when the connection offered is one whose writes already
+    /// failed that way (it is dead; it is closed when this attempt ends).
+    static func guardTLSWrites(of transfer: CurlTransfer) -> Bool {
+        guard transfer.request.body.isPresent, transfer.request.url.scheme?.lowercased() == "https" else { return true }
+        guard ancurl_tls_write_guard_install(transfer.easy) < 0 else { return true }
+        _ = ancurl_easy_setopt_long(transfer.easy, ANCURLOPT_FORBID_REUSE, 1)
+        guard transfer.restartsForTrust == 0 else { return true } // once only: then it fails as it would have
+        transfer.wantsFreshConnection = true
+        return false
     }
 
     /// Arms the transfer's connection when its body starts (the first read callback).

@@ -56,7 +56,18 @@ enum CurlResponseEnd {
 
 extension CurlTransfer {
     /// Starts following the end of `head`'s body (called for each final head).
+    ///
+    /// A `3xx`–`5xx` answering a request with a body also keeps the HTTP/1.x connection from being
+    /// reused (an HTTP/2 stream's framing is its own):
+    /// the server may not have read the body (it answered without it: an early `307`, `413`,
+    /// `401`) and may never read it, so a request sent next on that connection — the redirect's
+    /// re-send, the credential retry — would wait behind it for ever. libcurl closes such a
+    /// connection itself when the answer arrives mid-send; not when the whole body fit into the
+    /// socket buffers first.
     func beginTrackingBodyEnd(of head: ResponseHead) {
+        if head.statusCode >= 300, request.body.isPresent, head.httpVersion.hasPrefix("HTTP/1") {
+            _ = ancurl_easy_setopt_long(easy, ANCURLOPT_FORBID_REUSE, 1)
+        }
         bodyEnd = CurlResponseEnd.bodyEnd(of: head, method: request.method)
         wireBytesReceived = 0
         chunkedFraming = nil

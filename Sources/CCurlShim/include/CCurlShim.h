@@ -329,3 +329,5 @@ size_t ancurl_drain_take(int port, void *buffer, size_t capacity);
 #include "ANTrailers.h"
 /* HTTP/2 multiplexing options (issue 23): CURLMOPT_PIPELINING, _MAX_CONCURRENT_STREAMS, CURLOPT_PIPEWAIT */
 #include "ANHTTP2.h"
+/* A TLS send that fails because the server answered and reset the connection ends the body (ANTLSWriteGuard.h) */
+#include "ANTLSWriteGuard.h"
