@@ -10,9 +10,19 @@ extension SessionManager {
     /// The event stream exists before the URLSession task starts, so nothing is missed however late
     /// you iterate. Events are buffered until read (memory bounded by ``TransferOptions/buffer``).
     ///
+    /// The request's own body is sent whole on every transport: `httpBody` with its length, and
+    /// `httpBodyStream` read as it is sent, chunked (any `Content-Length` on the request is then
+    /// removed). A stream is read once: a request that must be sent again (a 307/308, a retry with
+    /// a credential) fails with ``NetworkingError/Kind/bodyStreamNotReplayable`` rather than send
+    /// an empty or partial body (give a body you can make again to
+    /// ``uploadTask(with:bodyStream:options:)`` instead). The same holds for every call that takes
+    /// a request: ``data(for:options:)``, ``stream(for:options:)``, ``fetch(_:options:)``, the
+    /// downloads and the batches.
+    ///
     /// - Throws: ``NetworkingError/Kind/invalidURL`` or ``NetworkingError/Kind/unsupportedScheme(_:)``
-    ///   for a bad URL, ``NetworkingError/Kind/sessionInvalidated`` after invalidation — before
-    ///   anything is sent.
+    ///   for a bad URL, ``NetworkingError/Kind/sessionInvalidated`` after invalidation,
+    ///   ``NetworkingError/Kind/bodyStreamNotReplayable`` for an `httpBodyStream` that was already
+    ///   opened or handed to another transfer — before anything is sent.
     public func dataTask(with request: URLRequest, options: TransferOptions = .default) throws(NetworkingError) -> TransferHandle {
         let (sent, upload) = try RequestCarriedBody.split(request)
         return try makeHandle(sent, upload: upload, options: options, kind: .data)
@@ -39,6 +49,9 @@ extension SessionManager {
     ///
     /// With ``TransferOptions/coalescesIdenticalRequests``, an identical `GET` already in flight is
     /// joined instead of started again; cancelling then ends only this caller's wait.
+    ///
+    /// The request's `httpBody` or `httpBodyStream` is sent whole, or the call fails with a typed
+    /// error: see ``dataTask(with:options:)``.
     public nonisolated func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
         if options.coalescesIdenticalRequests, let key = CoalescingKey(request, options: options, door: "data") {
