@@ -137,7 +137,7 @@ final class CurlLoopCore {
                 continue
             }
             _ = ancurl_multi_remove(multi, transfer.easy)
-            finish(transfer, code: outcome(of: transfer, curlCode: 0), message: nil, cancelled: false)
+            finish(transfer, code: CurlResponseEnd.code(of: transfer, curlCode: 0), message: nil, cancelled: false)
             completedThisTurn = true
         }
     }
@@ -275,33 +275,9 @@ final class CurlLoopCore {
             guard let easy, let transfer = transfersByEasy[easy] else { continue }
             _ = ancurl_multi_remove(multi, easy)
             if restartOnFreshConnection(transfer) { continue }
-            finish(transfer, code: outcome(of: transfer, curlCode: result), message: nil, cancelled: false)
+            finish(transfer, code: CurlResponseEnd.code(of: transfer, curlCode: result), message: nil, cancelled: false)
             completedThisTurn = true
         }
-    }
-
-    /// The code a transfer that libcurl ended with `curlCode` (0 when the loop ended it with its
-    /// complete response) is reported with.
-    private func outcome(of transfer: CurlTransfer, curlCode: Int32) -> Int32 {
-        // A body that could not be read aborts from the read callback, an invalid response
-        // head from the header callback; report why.
-        var code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR
-            : transfer.headFailure != nil ? ANCURLE_WEIRD_SERVER_REPLY : curlCode
-        // A complete response that arrived while the body was still being sent is the outcome
-        // (see CurlEarlyResponse), and so is a chunked body whose last chunk arrived before
-        // libcurl failed in its trailer section (see CurlResponseEnd): never a lost response.
-        code = CurlEarlyResponse.resolve(transfer, code: code)
-        if code != 0, transfer.bodyFailure == nil, transfer.headFailure == nil, transfer.chunkedBodyEnded {
-            transfer.acceptTrailerSectionFailure()
-            code = 0
-        }
-        // An encoded body that was invalid, or ended before its encoded stream did.
-        if transfer.bodyFailure == nil, transfer.headFailure == nil,
-           transfer.decodeFailure != nil || (code == 0 && transfer.decoding?.truncation != nil) {
-            if transfer.decodeFailure == nil { transfer.decodeFailure = transfer.decoding?.truncation }
-            code = ANCURLE_BAD_CONTENT_ENCODING
-        }
-        return code
     }
 
     /// Starts a transfer over on a new connection when the server-trust gate refused a reused one

@@ -34,7 +34,7 @@ struct HTTPVersionPerDoorTests {
             let activity = await manager.transferActivity()
             try await Self.run(door, server: server, manager: manager)
             let connection = try #require(await completedConnections(activity, count: 1).first ?? nil)
-            #expect(connection.httpVersion == (door.collectsItsBody ? "HTTP/2" : Self.windowed), "\(door)")
+            #expect(connection.httpVersion == (door.collectsItsBody ? "HTTP/2" : Self.windowed), "\(door): \(connection)")
         }
     }
 

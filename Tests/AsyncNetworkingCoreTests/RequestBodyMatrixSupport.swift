@@ -117,22 +117,13 @@ enum BodyDoor: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     /// The payload as a sequence of 1,000-byte chunks.
-    static func chunks(_ payload: Data) -> ChunkSequence { ChunkSequence(payload: payload) }
-
-    struct ChunkSequence: AsyncSequence, Sendable {
-        typealias Element = Data
-        let payload: Data
-        struct AsyncIterator: AsyncIteratorProtocol {
-            let payload: Data
-            var offset = 0
-            mutating func next() async -> Data? {
-                guard offset < payload.count else { return nil }
-                let end = Swift.min(payload.count, offset + 1_000)
-                defer { offset = end }
-                return payload.subdata(in: offset..<end)
+    static func chunks(_ payload: Data) -> AsyncStream<Data> {
+        AsyncStream { continuation in
+            for start in stride(from: 0, to: payload.count, by: 1_000) {
+                continuation.yield(payload.subdata(in: start..<Swift.min(payload.count, start + 1_000)))
             }
+            continuation.finish()
         }
-        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(payload: payload) }
     }
 }
 

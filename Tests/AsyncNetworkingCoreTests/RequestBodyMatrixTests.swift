@@ -91,6 +91,37 @@ struct RequestBodyMatrixTests {
     }
 }
 
+extension RequestBodyMatrixTests {
+    /// A redirect hook may hand back a request with a body stream the transfer does not own: it is
+    /// refused with a typed error on every transport (FoundationNetworking followed it with an
+    /// empty body), never sent without its bytes.
+    @Test("a hook's request with an httpBodyStream is refused, never sent without its bytes", arguments: MatrixTransport.allCases)
+    func aHooksBodyStreamIsNeverDropped(transport: MatrixTransport) async throws {
+        try await BodyMatrixRig.with(transport) { rig in
+            let payload = Self.payload
+            await rig.manager.setHooks(SessionHooks(redirect: { context in
+                var request = context.proposedRequest
+                request.httpMethod = "POST"
+                request.httpBodyStream = InputStream(data: payload)
+                return request
+            }))
+            let outcome: Result<Data, NetworkingError>
+            do throws(NetworkingError) {
+                outcome = .success(try await rig.manager.data(for: URLRequest(url: rig.server.url("/redirect-to?url=%2Fecho&status=302"))).0)
+            } catch {
+                outcome = .failure(error)
+            }
+            switch outcome {
+            case .success(let reply): Issue.record("\(transport): sent as \(String(decoding: reply, as: UTF8.self))")
+            case .failure(let error): #expect(error.kind == .unsupportedOperation, "\(transport): \(error)")
+            }
+            for body in rig.bodiesReceived(at: .direct) {
+                #expect(body.length == payload.count, "\(transport): the server received \(body.length) bytes")
+            }
+        }
+    }
+}
+
 /// The transports a matrix case runs on (curl only on Linux with libcurl).
 enum MatrixTransport: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case curl, urlSession, stubs

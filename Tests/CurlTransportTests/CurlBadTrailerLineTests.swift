@@ -77,33 +77,37 @@ struct CurlBadTrailerLineTests {
         #expect(parser.trailers.isEmpty)
     }
 
+    /// A chunked 200 with the body `hello` and `trailerLines` as its trailer section, raw.
+    private static func chunked(trailers trailerLines: [String]) -> String {
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n"
+            + trailerLines.map { $0 + "\r\n" }.joined() + "\r\n"
+    }
+
+    /// Fetches `raw` on a curl loop; its completion and body.
+    private static func fetch(_ raw: String) async throws -> (CurlCompletion, Data) {
+        try await withCurlLoop(deadline: 30) { server, loop, recorder in
+            let id = try loop.get(rawResponseURL(server, raw))
+            let completion = await recorder.completion(of: id)
+            return (completion, recorder.record(id).body)
+        }
+    }
+
     /// On the wire: a chunked 200 whose trailer section holds the bad line, served raw.
     @Test("a real chunked 200 with a bad trailer line completes with its body and good trailers", arguments: badLines)
     func aRealResponseWithABadTrailerLineCompletes(_ bad: BadLine) async throws {
-        try await withCurlLoop(deadline: 30) { server, loop, recorder in
-            let raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                + "5\r\nhello\r\n0\r\nX-Before: 1\r\n\(bad.line)\r\nX-After: 2\r\n\r\n"
-            let id = try loop.get(rawResponseURL(server, raw))
-            let completion = await recorder.completion(of: id)
-            #expect(completion.succeeded, "\(bad.testDescription): \(completion.code) \(completion.message)")
-            #expect(recorder.record(id).body == Data("hello".utf8))
-            #expect(completion.trailers.map(\.name) == Self.kept(bad), "\(bad.testDescription)")
-        }
+        let (completion, body) = try await Self.fetch(Self.chunked(trailers: ["X-Before: 1", bad.line, "X-After: 2"]))
+        #expect(completion.succeeded, "\(bad.testDescription): \(completion.code) \(completion.message)")
+        #expect(body == Data("hello".utf8))
+        #expect(completion.trailers.map(\.name) == Self.kept(bad), "\(bad.testDescription)")
     }
 
     /// A long trailer line within libcurl's 4 KiB trailer buffer is a trailer like any other.
     @Test("a long trailer line is kept")
     func aLongTrailerLineIsKept() async throws {
-        try await withCurlLoop(deadline: 30) { server, loop, recorder in
-            let value = String(repeating: "v", count: 4_000)
-            let raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                + "5\r\nhello\r\n0\r\nX-Long: \(value)\r\nX-After: 2\r\n\r\n"
-            let id = try loop.get(rawResponseURL(server, raw))
-            let completion = await recorder.completion(of: id)
-            #expect(completion.succeeded, "\(completion.code) \(completion.message)")
-            #expect(completion.trailers.map(\.name) == ["X-Long", "X-After"])
-            #expect(completion.trailers.first?.value.count == 4_000)
-        }
+        let (completion, _) = try await Self.fetch(Self.chunked(trailers: ["X-Long: " + String(repeating: "v", count: 4_000), "X-After: 2"]))
+        #expect(completion.succeeded, "\(completion.code) \(completion.message)")
+        #expect(completion.trailers.map(\.name) == ["X-Long", "X-After"])
+        #expect(completion.trailers.first?.value.count == 4_000)
     }
 
     /// A trailer line over libcurl's 4 KiB trailer buffer: libcurl 7.88 fails the transfer ("Out
@@ -111,30 +115,20 @@ struct CurlBadTrailerLineTests {
     /// trailers before that line.
     @Test("a trailer line over libcurl's trailer buffer leaves the response complete")
     func aHugeTrailerLine() async throws {
-        try await withCurlLoop(deadline: 30) { server, loop, recorder in
-            let value = String(repeating: "v", count: 16 << 10)
-            let raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                + "5\r\nhello\r\n0\r\nX-Before: 1\r\nX-Huge: \(value)\r\nX-After: 2\r\n\r\n"
-            let id = try loop.get(rawResponseURL(server, raw))
-            let completion = await recorder.completion(of: id)
-            #expect(completion.succeeded, "\(completion.code) \(completion.message)")
-            #expect(recorder.record(id).body == Data("hello".utf8))
-            #expect(completion.trailers.map(\.name) == ["X-Before"])
-        }
+        let huge = "X-Huge: " + String(repeating: "v", count: 16 << 10)
+        let (completion, body) = try await Self.fetch(Self.chunked(trailers: ["X-Before: 1", huge, "X-After: 2"]))
+        #expect(completion.succeeded, "\(completion.code) \(completion.message)")
+        #expect(body == Data("hello".utf8))
+        #expect(completion.trailers.map(\.name) == ["X-Before"])
     }
 
     /// A body cut before its last chunk still fails: only the trailer section is forgiven.
-    @Test("a chunked body cut before its last chunk still fails")
-    func aCutBodyStillFails() async throws {
-        try await withCurlLoop(deadline: 30) { server, loop, recorder in
-            let raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n3\r\nab"
-            let id = try loop.get(rawResponseURL(server, raw))
-            #expect(!(await recorder.completion(of: id)).succeeded)
-            let malformed = try loop.get(rawResponseURL(
-                server, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhelloXX\r\n0\r\n\r\n"
-            ))
-            #expect(!(await recorder.completion(of: malformed)).succeeded)
-        }
+    @Test("a chunked body cut before its last chunk still fails", arguments: [
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n3\r\nab",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhelloXX\r\n0\r\n\r\n",
+    ])
+    func aCutBodyStillFails(raw: String) async throws {
+        #expect(!(try await Self.fetch(raw)).0.succeeded)
     }
 
     /// Through the public API: the event stream ends with `.completed`, the body whole and the
@@ -142,15 +136,10 @@ struct CurlBadTrailerLineTests {
     @Test("through the manager, a bad trailer line leaves the response complete", arguments: badLines)
     func throughTheManager(_ bad: BadLine) async throws {
         try await withServerAndManager(transport: .curl) { server, manager in
-            let raw = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                + "5\r\nhello\r\n0\r\nX-Before: 1\r\n\(bad.line)\r\nX-After: 2\r\n\r\n"
-            let handle = try await manager.dataTask(with: URLRequest(url: rawResponseURL(server, raw)))
-            var body = Data()
-            var metrics: TransferMetrics?
-            for try await event in handle.events {
-                if case .data(let chunk) = event { body.append(chunk) }
-                if case .completed(let done) = event { metrics = done }
-            }
+            let raw = Self.chunked(trailers: ["X-Before: 1", bad.line, "X-After: 2"])
+            let events = try await collectEvents(manager.dataTask(with: URLRequest(url: rawResponseURL(server, raw))))
+            let body = events.reduce(into: Data()) { if case .data(let chunk) = $1 { $0.append(chunk) } }
+            let metrics = events.lazy.compactMap { if case .completed(let done) = $0 { done } else { nil } }.first
             #expect(body == Data("hello".utf8))
             #expect(metrics?.trailers["X-Before"] == "1")
             #expect(metrics?.trailers["X-After"] == (Self.kept(bad).count == 2 ? "2" : nil))
