@@ -89,9 +89,11 @@ public struct BoardState: Sendable {
             )
         }
         let counted = entries.filter { $0.phase != .waiting && $0.phase != .failed }
-        let completed = counted.reduce(Int64(0)) { $0 + $1.completed }
+        // Summed in 128 bits and clamped: an expected size is a server's Content-Length (up to
+        // Int64.max each), and two of them must not trap.
+        let completed = Int64(clamping: counted.reduce(Int128(0)) { $0 + Int128($1.completed) })
         let allKnown = !entries.contains { $0.phase == .waiting } && !running.contains { $0.expected == nil }
-        let expected = allKnown ? counted.reduce(Int64(0)) { $0 + ($1.expected ?? $1.completed) } : nil
+        let expected = allKnown ? Int64(clamping: counted.reduce(Int128(0)) { $0 + Int128($1.expected ?? $1.completed) }) : nil
         return ProgressSnapshot(
             active: active, totalCount: entries.count,
             succeededCount: entries.count { $0.phase == .succeeded }, failedCount: entries.count { $0.phase == .failed },

@@ -92,8 +92,27 @@ final class ContentDecoder {
     private(set) var encodedBytes: Int64 = 0
     private(set) var failure: ContentDecodingError?
 
+    /// The most codings one body may stack, as libcurl allows (`MAX_ENCODE_STACK`, curl 7.88): each
+    /// costs a decoder's window (up to 16 MiB for brotli) and a stage buffer, so a
+    /// `Content-Encoding` listing thousands of them must not allocate for each.
+    static let maximumStackedCodings = 5
+
     /// A decoder for `codings` (in the order applied), or `nil` when a library cannot be used.
+    /// More than ``maximumStackedCodings`` makes a decoder that refuses the body: its first
+    /// ``decode(_:capacity:into:)`` throws, and an empty body is not ``isComplete``.
     init?(codings: [ContentCoding]) {
+        guard codings.count <= Self.maximumStackedCodings else {
+            self.codings = codings
+            stages = []
+            buffers = []
+            scratch = .allocate(byteCount: 0, alignment: 16)
+            bufferStarts = []
+            bufferEnds = []
+            failure = ContentDecodingError(
+                description: "the response stacks \(codings.count) content codings; at most \(Self.maximumStackedCodings) are decoded"
+            )
+            return
+        }
         var stages: [OpaquePointer] = []
         for coding in codings.reversed() {
             guard let stage = an_decoder_create(coding.code) else {
@@ -118,7 +137,9 @@ final class ContentDecoder {
     }
 
     /// The codings' names, as in `Content-Encoding`.
-    var name: String { codings.map(\.token).joined(separator: ", ") }
+    var name: String {
+        codings.count <= Self.maximumStackedCodings ? codings.map(\.token).joined(separator: ", ") : "\(codings.count) stacked codings"
+    }
 
     /// Decodes from `input` (advanced past what was used) and hands at most `capacity` decoded
     /// bytes to `sink`, in pieces. Returns how many it handed over; 0 with input left means more

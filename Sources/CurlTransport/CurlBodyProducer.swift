@@ -33,7 +33,13 @@ extension CurlBodyProducer {
 /// (typically `{ loop.resumeSending(id) }`), so a paused send side wakes up.
 ///
 /// Memory: chunks are held until sent; a writer that must stay bounded checks ``bufferedBytes``.
+/// What they cost stays close to their bytes however small the writes: a chunk is appended to the
+/// last buffered one while that holds less than ``joinedChunkSize`` bytes, so a body sequence of
+/// 1-byte elements does not cost an array (about 50 bytes) per byte.
 package final class CurlBodyPipe: CurlBodyProducer {
+    /// The size below which the last buffered chunk takes the next write.
+    static let joinedChunkSize = 16 << 10
+
     private struct State: Sendable {
         var chunks: [[UInt8]] = []
         var offsetInFirst = 0
@@ -61,12 +67,19 @@ package final class CurlBodyPipe: CurlBodyProducer {
     /// Bytes written and not yet read.
     var bufferedBytes: Int { state.withLock { $0.buffered } }
 
+    /// Chunks buffered (for tests and diagnostics).
+    var bufferedChunkCount: Int { state.withLock { $0.chunks.count } }
+
     /// Appends a chunk (ignored after ``finish(failure:)``).
     package func write(_ bytes: some Sequence<UInt8>) {
         let chunk = Array(bytes)
         let readable = state.withLock { state -> (@Sendable () -> Void)? in
             guard !state.finished, !state.closed, !chunk.isEmpty else { return nil }
-            state.chunks.append(chunk)
+            if let last = state.chunks.indices.last, state.chunks[last].count < Self.joinedChunkSize {
+                state.chunks[last].append(contentsOf: chunk)
+            } else {
+                state.chunks.append(chunk)
+            }
             state.buffered += chunk.count
             return state.readable
         }

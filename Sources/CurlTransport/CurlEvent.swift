@@ -73,8 +73,9 @@ package struct CurlMetrics: Sendable, Hashable {
     package var startTransfer: Duration = .zero
     /// `CURLINFO_TOTAL_TIME_T`.
     package var total: Duration = .zero
-    /// `CURLINFO_SIZE_DOWNLOAD_T`: body bytes received (decoded).
-    var bytesReceived: Int64 = 0
+    /// `CURLINFO_SIZE_DOWNLOAD_T`: body bytes received, as they came off the connection (a
+    /// content coding is decoded after curl, by ``CurlBodyDecoding``, never by libcurl).
+    package var bytesReceived: Int64 = 0
     /// `CURLINFO_SIZE_UPLOAD_T`: body bytes sent.
     var bytesSent: Int64 = 0
     /// `HTTP/1.0`, `HTTP/1.1`, `HTTP/2`, `HTTP/3`, or `nil` when no response arrived.

@@ -12,10 +12,11 @@
 ///   trailer state is checked before any status-line logic. A valid field line is a trailer, kept
 ///   in ``trailers``; any other line (shaped like a status line, without a colon, with a name that
 ///   is not a token, folded, holding a control character) is dropped, never fatal: the response
-///   is complete. Only ``beginRequest()`` — a new request on the handle, such as curl's own
-///   authentication retry — ends the trailer section, so that the next status line starts a new
-///   head. Any other line where a status line is due (`Http/1.1 200 OK`: the name is
-///   case-sensitive) is refused.
+///   is complete. Trailers are kept up to ``maximumTrailerBytes`` of trailer lines; later ones are
+///   dropped too (libcurl bounds a head at 300 KiB but not a trailer section). Only
+///   ``beginRequest()`` — a new request on the handle, such as curl's own authentication retry —
+///   ends the trailer section, so that the next status line starts a new head. Any other line
+///   where a status line is due (`Http/1.1 200 OK`: the name is case-sensitive) is refused.
 /// - Only LF (with or without a CR before it) ends a line. `\x0b`, `\x0c`, U+0085, U+2028 or a bare
 ///   CR never do, so a line holding one is not blank.
 /// - A field line is checked per RFC 9110 §5.1 and §5.5: its name must be a non-empty token right
@@ -47,6 +48,12 @@ struct CurlHeadParser: Sendable {
     private(set) var trailers: [(name: String, value: String)] = []
     /// Whether the last line of the trailer section became the last of ``trailers``.
     private var lastTrailerLineKept = false
+
+    /// The most bytes of trailer lines kept per response, as libcurl bounds a head (300 KiB): a
+    /// server sending trailer lines without end must not grow ``trailers`` without end.
+    static let maximumTrailerBytes = 300 << 10
+    /// Bytes of trailer lines seen since the last status line.
+    private var trailerBytes = 0
 
     /// Whether a final head has been completed and no new status line arrived since.
     var isComplete: Bool {
@@ -103,7 +110,11 @@ struct CurlHeadParser: Sendable {
 
         if case .complete = state {
             // The trailer section: checked before any status-line logic, never fatal.
-            collectTrailer(line)
+            lastTrailerLineKept = false
+            if trailerBytes <= Self.maximumTrailerBytes { // once past the bound, counting stops (no overflow)
+                trailerBytes += raw.count
+                if trailerBytes <= Self.maximumTrailerBytes { collectTrailer(line) }
+            }
             return nil
         }
         if Self.startsLikeStatusLine(line) {
@@ -113,6 +124,7 @@ struct CurlHeadParser: Sendable {
             state = .collecting(head)
             trailers = []
             lastTrailerLineKept = false
+            trailerBytes = 0
             return nil
         }
         if case .awaitingStatus = state { return fail("a malformed status line") }

@@ -34,7 +34,8 @@ package struct CurlRequest: Sendable {
     }
 
     /// Checks what curl would otherwise fail on obscurely, or send wrongly: the scheme, the method
-    /// token, and header names and values (no CR, LF or NUL — header injection).
+    /// token, and header fields under the one rule for them (``HeaderFieldValidation``: a token
+    /// name, no control character but HTAB in a value — header injection).
     func validate() throws(CurlRequestError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw CurlRequestError("only http and https URLs are supported, not \(url.scheme ?? "a URL without a scheme")")
@@ -42,14 +43,7 @@ package struct CurlRequest: Sendable {
         guard !method.isEmpty, method.utf8.allSatisfy(ResponseHeadValidation.isTokenByte) else {
             throw CurlRequestError("the method \(method.debugDescription) is not an HTTP token")
         }
-        for (name, value) in headers {
-            guard !name.isEmpty, name.utf8.allSatisfy(ResponseHeadValidation.isTokenByte) else {
-                throw CurlRequestError("the header name \(name.debugDescription) is not an HTTP token")
-            }
-            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw CurlRequestError("the value of header \(name) contains CR, LF or NUL")
-            }
-        }
+        if let problem = HeaderFieldValidation.problem(in: headers) { throw CurlRequestError(problem) }
         if sendsTrailers {
             guard case .producer(_, nil) = body else {
                 throw CurlRequestError("request trailers need a chunked body (a producer of unknown length)")

@@ -2,11 +2,13 @@ import Foundation
 
 /// `/reply` and `/multipart-headers`: routes for the HTTP client's parity tests.
 extension Connection {
-    /// `/reply?type=T&body=B[&status=S]`: status S (default 200) with body B (UTF-8, default
-    /// empty) labelled `Content-Type: T` (none when `type` is absent). The request body is read and
-    /// discarded.
+    /// `/reply?type=T&body=B[&status=S][&gate=NAME]`: status S (default 200) with body B (UTF-8,
+    /// default empty) labelled `Content-Type: T` (none when `type` is absent). The request body is
+    /// read and discarded. With `gate`, the answer waits until the test opens gate NAME
+    /// (``LoopbackServer/openGate(_:)``).
     func serveReply() throws {
         try finishRequest()
+        if let gate = request.query("gate") { try waitForGate(gate) }
         let status = request.queryInt("status") ?? 200
         guard (200...599).contains(status) else { return try respondText(400, "invalid status\n") }
         var headers: [(String, String)] = []

@@ -6,7 +6,7 @@ import Glibc
 /// Named gates a test opens to let a held route go on: how a test holds a transfer open until it
 /// has acted on it (paused it, changed its file), instead of hoping the body is slow enough.
 /// Names are process-wide; use a fresh one per test (a UUID). Routes: `/gated-upload` (holds the
-/// request body) and `/gated-bytes` (holds the response body).
+/// request body), `/gated-bytes` (holds the response body) and `/reply?gate=NAME` (holds the answer).
 enum LoopbackGates {
     private static let open = SanitizedMutex(Set<String>())
 
@@ -66,7 +66,7 @@ extension Connection {
     }
 
     /// Returns once gate `name` is open; throws when the server stops first.
-    private func waitForGate(_ name: String) throws {
+    func waitForGate(_ name: String) throws {
         while !LoopbackGates.isOpen(name) {
             var fds = [pollfd(fd: core.wakeFD, events: Int16(POLLIN), revents: 0)]
             guard Socket.poll(&fds, timeout: 5) >= 0, fds[0].revents == 0, !core.isStopping else {

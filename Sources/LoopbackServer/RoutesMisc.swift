@@ -23,8 +23,10 @@ extension Connection {
         try respond(code, headers, text: bodiless ? "" : "status \(code)")
     }
 
-    /// `/basic-auth/USER/PASS`: 200 `{"authenticated": true, "user": USER}` when the request
-    /// carries `Authorization: Basic base64(USER:PASS)`, else 401 with a challenge.
+    /// `/basic-auth/USER/PASS[?challenge=V…]`: 200 `{"authenticated": true, "user": USER}` when
+    /// the request carries `Authorization: Basic base64(USER:PASS)`, else 401 with a challenge:
+    /// `WWW-Authenticate: Basic realm="loopback"`, or one `WWW-Authenticate: V` field per
+    /// `challenge` given (in order).
     func serveBasicAuth(user rawUser: String, password rawPassword: String) throws {
         let user = RequestHead.percentDecode(rawUser)
         let password = RequestHead.percentDecode(rawPassword)
@@ -40,7 +42,8 @@ extension Connection {
         if authenticated {
             try respondJSON(200, ["authenticated": true, "user": user])
         } else {
-            try respondJSON(401, ["authenticated": false], headers: [Self.basicChallenge])
+            let given = request.queryItems.filter { $0.0 == "challenge" }.map { ("WWW-Authenticate", $0.1) }
+            try respondJSON(401, ["authenticated": false], headers: given.isEmpty ? [Self.basicChallenge] : given)
         }
     }
 

@@ -15,10 +15,13 @@ import Synchronization
 /// under `highWater` × 16 KiB.
 ///
 /// Deadlock guard: URLSession's own methods (creating, resuming or cancelling a task, invalidating)
-/// wait for its work thread. The manager makes those calls inside ``bypassing(_:)``, which opens the
-/// gate for their duration, so its work thread can never be held waiting for the very queue that is
-/// waiting for it. A waiting call also gives up after ``maximumWait``, so the gate can only ever
-/// slow a transfer, never stop one.
+/// wait for its work thread — and that thread is one serial queue shared by every URLSession in the
+/// process (FoundationNetworking's `sharedWorkQueue`). Every manager makes those calls inside
+/// ``bypassing(_:)``, which opens the gate of *every* delegate queue in the process for their
+/// duration: a manager's call never waits for the work thread while it is held by another
+/// manager's slow reader (per queue, each of its task calls could wait a `maximumWait` per callback
+/// of the other manager's transfer). A waiting call also gives up after ``maximumWait``, so the gate
+/// can only ever slow a transfer, never stop one.
 ///
 /// On Apple platforms the queue is a plain `OperationQueue` (their URLSession is a different
 /// implementation).
@@ -35,15 +38,16 @@ package final class DelegateQueue: OperationQueue, @unchecked Sendable { // reas
 
     private let queue: DispatchQueue
     private let pending = Atomic<Int>(0)
-    private let bypasses = Atomic<Int>(0)
     private let waiters = Atomic<Int>(0)
     private let roomAvailable = DispatchSemaphore(value: 0)
+    private let scope: BypassScope
 
-    package init(underlyingQueue queue: DispatchQueue, highWater: Int = 256, lowWater: Int = 64, maximumWait: DispatchTimeInterval = .milliseconds(100)) {
+    package init(underlyingQueue queue: DispatchQueue, highWater: Int = 256, lowWater: Int = 64, maximumWait: DispatchTimeInterval = .milliseconds(100), scope: BypassScope = .process) {
         self.highWater = highWater
         self.lowWater = lowWater
         self.maximumWait = maximumWait
         self.queue = queue
+        self.scope = scope
         super.init()
         name = "AsyncNetworking.SessionManager.delegate"
         maxConcurrentOperationCount = 1
@@ -74,18 +78,41 @@ package final class DelegateQueue: OperationQueue, @unchecked Sendable { // reas
 
     /// Runs `body` — a call into URLSession that may wait for its work thread — with the gate open.
     package func bypassing<T>(_ body: () throws -> T) rethrows -> T {
-        bypasses.add(1, ordering: .relaxed)
-        if waiters.load(ordering: .relaxed) > 0 { roomAvailable.signal() }
-        defer { bypasses.subtract(1, ordering: .relaxed) }
+        scope.bypasses.add(1, ordering: .sequentiallyConsistent)
+        scope.waiting.withLock { gates in gates.values.forEach { $0.signal() } }
+        defer { scope.bypasses.subtract(1, ordering: .sequentiallyConsistent) }
         return try body()
     }
 
     private func waitForRoom() {
         waiters.add(1, ordering: .relaxed)
-        defer { waiters.subtract(1, ordering: .relaxed) }
+        scope.waiting.withLock { $0[ObjectIdentifier(self)] = roomAvailable }
+        defer {
+            scope.waiting.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+            waiters.subtract(1, ordering: .relaxed)
+        }
+        // A signal left over from an earlier wait only costs one more turn of the loop.
         let deadline = DispatchTime.now() + maximumWait
-        while pending.load(ordering: .relaxed) > lowWater, bypasses.load(ordering: .relaxed) == 0 {
+        while pending.load(ordering: .relaxed) > lowWater, scope.bypasses.load(ordering: .sequentiallyConsistent) == 0 {
             if roomAvailable.wait(timeout: deadline) == .timedOut { return }
         }
+    }
+}
+
+/// The delegate queues whose gates one bypass opens: every queue of the process
+/// (``DelegateQueue/BypassScope/process``), as URLSession's work thread is one for the process.
+extension DelegateQueue {
+    package final class BypassScope: Sendable {
+        /// Calls into URLSession under way (every manager's).
+        let bypasses = Atomic<Int>(0)
+        /// The gates waiting now, woken when a bypass starts. (One at most on Linux: the shared
+        /// work thread is the only caller of `addOperation`.)
+        let waiting = Mutex<[ObjectIdentifier: DispatchSemaphore]>([:])
+
+        /// A scope of its own (tests: queues isolated from the process's other managers).
+        package init() {}
+
+        /// Every delegate queue of the process.
+        package static let process = BypassScope()
     }
 }

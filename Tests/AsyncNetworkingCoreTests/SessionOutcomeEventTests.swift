@@ -1,4 +1,5 @@
 @testable import AsyncNetworkingTestSupport
+@testable import AsyncNetworkingCore
 
 /// Rule: the session-wide completion events
 /// (``TransferActivity/completed(_:)`` and ``SessionEvent/transferCompleted(_:_:)``) carry the
@@ -120,6 +121,38 @@
         #expect(seen.completions.map { $0.error?.kind } == [.unacceptableStatusCode(503), nil, .responseSerializationFailed])
         #expect(seen.completions[1].serializedValue is Data)
         #expect(seen.sessionErrors == [.unacceptableStatusCode(503), nil, .responseSerializationFailed])
+    }
+
+    // MARK: Coalesced client calls: one transfer, the callers' outcome
+
+    /// Two identical client GETs share one transfer (held by the server until both joined): its
+    /// one completion carries what they saw — `unacceptableStatusCode(500)` for a 500 (not the
+    /// transport's "no error"), the decoded value for a success.
+    @Test(arguments: cacheTransports)
+    func coalescedCallsReportWhatTheirCallersSaw(_ transport: SessionManager.Transport) async throws {
+        let seen = try await Self.observe(transport, count: 2) { server, client in
+            var client = client
+            client.transferOptions.coalescesIdenticalRequests = true
+            client.pipeline.retryPolicy = NoRetryPolicy()
+            for path in [Self.serverError, Self.json] {
+                let gate = UUID().uuidString
+                let shared = client
+                let held = path + "&gate=" + gate
+                let calls = (0..<2).map { _ in
+                    Task { () -> NetworkingError.Kind? in
+                        do { _ = try await shared.get(held, as: Named.self); return nil } catch { return (error as? NetworkingError)?.kind }
+                    }
+                }
+                #expect(await eventually { shared.manager.coalescing.exchange.waiting == 2 })
+                server.openGate(gate)
+                for call in calls { _ = await call.value }
+            }
+            #expect(server.requests.filter { $0.path == "/reply" }.count == 2, "one transfer per pair of callers")
+        }
+        #expect(seen.completions.map { $0.error?.kind } == [.unacceptableStatusCode(500), nil])
+        #expect(seen.completions.first?.response?.statusCode == 500)
+        #expect(seen.completions.last?.serializedValue as? Named == Named(name: "x"))
+        #expect(seen.sessionErrors == [.unacceptableStatusCode(500), nil])
     }
 
     // MARK: Manager calls: the transfer's own outcome, no serialized value

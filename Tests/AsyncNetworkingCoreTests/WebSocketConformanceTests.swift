@@ -183,7 +183,7 @@ struct WebSocketConformanceTests {
         // Written frames carry fresh masking keys: compare them unmasked.
         func normalized(_ events: [WebSocketConnectionMachine.Event]) -> [String] {
             events.map { event in
-                if case .write(let bytes) = event, let frame = decodeClientFrame(bytes) { return "write \(frame.opcode) \(frame.payload)" }
+                if let bytes = event.writtenBytes, let frame = decodeClientFrame(bytes) { return "write \(frame.opcode) \(frame.payload)" }
                 if case .message(let message) = event { return "message \(WebSocketChannelState.size(of: message)) \(message.hashValue)" }
                 return "\(event)"
             }
@@ -192,7 +192,7 @@ struct WebSocketConformanceTests {
         let messages = wholeEvents.compactMap { if case .message(let m) = $0 { m } else { nil } }
         var pongs: [[UInt8]] = []
         var closeCode: UInt16?
-        for case .write(let bytes) in wholeEvents {
+        for bytes in wholeEvents.compactMap(\.writtenBytes) {
             guard let frame = decodeClientFrame(bytes) else { return (.failed, "an unmasked or malformed frame was written") }
             if frame.opcode == 10 { pongs.append(frame.payload) }
             if frame.opcode == 8, frame.payload.count >= 2 { closeCode = UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) }

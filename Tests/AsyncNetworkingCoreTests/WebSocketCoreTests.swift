@@ -36,6 +36,16 @@ func decodeClientFrame(_ bytes: [UInt8]) -> (fin: Bool, rsv1: Bool, opcode: UInt
     return (bytes[0] & 0x80 != 0, bytes[0] & 0x40 != 0, bytes[0] & 0x0F, payload)
 }
 
+extension WebSocketConnectionMachine.Event {
+    /// The frame bytes of a `.write` or a `.reply` (a pong), else `nil`.
+    var writtenBytes: [UInt8]? {
+        switch self {
+        case .write(let bytes), .reply(let bytes): bytes
+        default: nil
+        }
+    }
+}
+
 @Suite("WebSocket core: SHA-1, handshake, frames, UTF-8")
 struct WebSocketCoreTests {
     @Test func sha1KnownVectors() {

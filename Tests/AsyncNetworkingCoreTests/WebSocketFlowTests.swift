@@ -54,13 +54,13 @@ struct WebSocketFlowTests {
             let count = 48 // 48 MiB: far more than the socket buffers and the queue hold together
             let socket = try await manager.webSocket(to: server.url("/flood?count=\(count)"), options: options)
             #expect(await eventually { socket.channel.state.withLock { $0.readPaused } })
-            let queued = socket.channel.state.withLock { $0.inboundBytes }
+            let queued = socket.channel.state.withLock { $0.inboundCost }
             #expect(queued <= options.receiveBufferSize + options.maximumMessageSize)
             var iterator = socket.messages.makeAsyncIterator()
             for index in 0..<count {
                 let message = try await iterator.next()
                 #expect(message == .binary(Data(repeating: UInt8(index), count: 1 << 20)), "message \(index)")
-                let held = socket.channel.state.withLock { $0.inboundBytes + ($0.machine?.bufferedByteCount ?? 0) }
+                let held = socket.channel.state.withLock { $0.inboundCost + ($0.machine?.bufferedByteCount ?? 0) }
                 #expect(held <= options.receiveBufferSize + 2 * options.maximumMessageSize)
             }
             #expect(try await iterator.next() == .text("done"))

@@ -20,7 +20,7 @@ struct WebSocketMachineTests {
     /// The frames the machine asked to write, decoded.
     private func written(_ events: [Event]) -> [(opcode: UInt8, payload: [UInt8])] {
         events.compactMap { event in
-            guard case .write(let bytes) = event, let frame = decodeClientFrame(bytes) else { return nil }
+            guard let bytes = event.writtenBytes, let frame = decodeClientFrame(bytes) else { return nil }
             return (frame.opcode, frame.payload)
         }
     }

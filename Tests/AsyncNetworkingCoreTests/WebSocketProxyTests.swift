@@ -2,7 +2,7 @@
 
 /// A WebSocket goes through the manager's proxy like an HTTP request: a `CONNECT` tunnel carrying
 /// the proxy credential, which never reaches the origin.
-@Suite("WebSocket through a proxy", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+@Suite("WebSocket through a proxy", .enabled(if: defaultTransportIsCurl && TestPKI.isAvailable, "WebSockets need the curl transport; the proxy and WebSocket test servers need python3 and openssl"))
 struct WebSocketProxyTests {
     @Test func aWebSocketTunnelsThroughTheManagersProxyWithItsCredential() async throws {
         let proxy = try await ProxyTestServer.started(requiring: ProxyTests.credential)
@@ -25,14 +25,71 @@ struct WebSocketProxyTests {
         try await withWebSocketServer { server, manager in
             try await manager.setProxy(.through(ProxyTests.http(proxy.port, credential: nil)))
             let error = await expectNetworkingError { _ = try await manager.webSocket(to: server.url("/echo")) }
-            #expect(error != nil)
+            #expect(error?.kind == .proxyFailed, "\(String(describing: error))")
+            #expect(error?.message.contains("407") == true, "\(String(describing: error))")
             #expect(proxy.log.contains { $0.hasPrefix("CONNECT") }, "the attempt went to the proxy, not around it")
         }
+    }
+
+    /// How a proxy fails the connection, for ``theSameProxyFailureIsTheSameErrorOnEveryConnectionKind(_:scheme:)``.
+    enum ProxyFault: String, CaseIterable, Sendable {
+        /// The test proxy answers `CONNECT` with 407 (no credential configured).
+        case connectAnswered407
+        /// Debian's tinyproxy with `BasicAuth` answers `CONNECT` with 407.
+        case tinyproxyAnswered407
+        /// Nothing accepts connections on the proxy's port.
+        case proxyRefusesConnections
+        /// A SOCKS5 proxy refuses the credential.
+        case socksRefusesTheCredential
+    }
+
+    /// The rule: the same failure at the proxy is the same error on every connection kind — an
+    /// HTTPS request, a `ws` and a `wss` WebSocket (each tunnelled with `CONNECT`, or through
+    /// SOCKS5) all get ``NetworkingError/Kind/proxyFailed``, decided in one place
+    /// (`CurlProxyFailure`). Before, a WebSocket refused with 407 got `.networkConnectionLost`.
+    /// The origin (port 9) is never reached: the proxy fails first.
+    @Test(arguments: ProxyFault.allCases, ["ws", "wss", "https"])
+    func theSameProxyFailureIsTheSameErrorOnEveryConnectionKind(_ fault: ProxyFault, scheme: String) async throws {
+        if fault == .tinyproxyAnswered407, TinyproxyServer.executable == nil { return } // apt-get install tinyproxy
+        let manager = SessionManager(transport: .curl)
+        var stop: @Sendable () -> Void = {}
+        let configuration: ProxyConfiguration
+        switch fault {
+        case .connectAnswered407:
+            let proxy = try await ProxyTestServer.started(requiring: ProxyTests.credential)
+            stop = { proxy.stop() }
+            configuration = .through(ProxyTests.http(proxy.port, credential: nil, tunnels: true))
+        case .tinyproxyAnswered407:
+            let proxy = try await TinyproxyServer.started(requiring: ProxyTests.credential)
+            stop = { proxy.stop() }
+            configuration = .through(ProxyTests.http(proxy.port, credential: nil, tunnels: true))
+        case .proxyRefusesConnections:
+            let refusing = try RefusingPort()
+            stop = { _ = refusing }
+            configuration = .through(ProxyTests.http(Int(refusing.port), tunnels: true))
+        case .socksRefusesTheCredential:
+            let proxy = try await ProxyTestServer.started(requiring: ProxyTests.credential)
+            stop = { proxy.stop() }
+            configuration = .through(.socks5(host: "127.0.0.1", port: proxy.port, credential: ProxyCredential(user: "proxy-user", password: "wrong")))
+        }
+        defer { stop() }
+        try await manager.setProxy(configuration)
+        let url = URL(string: "\(scheme)://127.0.0.1:9/")!
+        let error = try await withDeadline {
+            await expectNetworkingError {
+                if scheme == "https" { _ = try await manager.data(from: url) } else { _ = try await manager.webSocket(to: url) }
+            }
+        }
+        #expect(error?.kind == .proxyFailed, "\(fault) \(scheme): \(String(describing: error))")
+        if fault == .connectAnswered407 || fault == .tinyproxyAnswered407 {
+            #expect(error?.message.contains("407") == true, "\(String(describing: error))")
+        }
+        await manager.invalidateAndCancel()
     }
 }
 
 /// The manager's cookie jar applies to the opening handshake as to an HTTP request.
-@Suite("WebSocket and the cookie jar", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+@Suite("WebSocket and the cookie jar", .enabled(if: defaultTransportIsCurl && WebSocketTestServer.python != nil, "WebSockets need the curl transport; the test servers need python3"))
 struct WebSocketCookieTests {
     @Test func theHandshakeSendsTheJarsCookiesAndStoresTheOnesItGets() async throws {
         let server = try await startWebSocketServer { try WebSocketTestServer() }
@@ -66,7 +123,7 @@ struct WebSocketCookieTests {
 
 /// A handshake answered `401` with a Basic challenge is retried once with the host's credential, as
 /// an HTTP request is; without one, or with the caller's own `Authorization`, the 401 is the error.
-@Suite("WebSocket and credentials", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+@Suite("WebSocket and credentials", .enabled(if: defaultTransportIsCurl && WebSocketTestServer.python != nil, "WebSockets need the curl transport; the test servers need python3"))
 struct WebSocketCredentialTests {
     @Test func aBasicChallengeIsAnsweredWithTheHostsCredential() async throws {
         try await withWebSocketServer { server, manager in
@@ -89,7 +146,7 @@ struct WebSocketCredentialTests {
 }
 
 /// The challenge hook answers a handshake's Basic 401 as it answers an HTTP one.
-@Suite("WebSocket and the challenge hook", .enabled(if: defaultTransportIsCurl, "WebSockets need the curl transport"))
+@Suite("WebSocket and the challenge hook", .enabled(if: defaultTransportIsCurl && WebSocketTestServer.python != nil, "WebSockets need the curl transport; the test servers need python3"))
 struct WebSocketChallengeHookTests {
     final class Asked: Sendable {
         let contexts = SanitizedMutex<[(method: String, realm: String?, failures: Int, status: Int?, host: String)]>([])

@@ -90,11 +90,37 @@ struct WebSocketServerTests {
         }
     }
 
+    /// `ping()` returns when the pong echoing its payload arrives, and not before: the peer
+    /// reports the ping it read, sends a pong with another payload (which answers nothing), and
+    /// sends the right pong only when asked.
     @Test func pingAwaitsItsPong() async throws {
-        try await withWebSocketServer { server, manager in
-            let socket = try await manager.webSocket(to: server.url("/echo"))
-            try await socket.ping()
-            try await socket.ping()
+        try await withHostileWebSocketPeer { server, manager in
+            let socket = try await manager.webSocket(to: server.url("/ping-probe"))
+            let state = socket.channel.state
+            let returned = SanitizedMutex(false)
+            let ping = Task {
+                try await socket.ping()
+                returned.withLock { $0 = true }
+            }
+            var iterator = socket.messages.makeAsyncIterator()
+            guard case .text(let report)? = try await iterator.next() else {
+                Issue.record("the peer did not report a ping")
+                return
+            }
+            // A ping frame, with the 8-byte payload the client chose for it.
+            #expect(report.hasPrefix("got ping ") && report.count == "got ping ".count + 16, "\(report)")
+            let payload = state.withLock { $0.pings.first.map { $0.payload.map { String(format: "%02x", $0) }.joined() } }
+            #expect(report == "got ping " + (payload ?? "none"))
+            #expect(try await iterator.next() == .text("sent other"))
+            // The pong with another payload came before "sent other" and answered nothing.
+            #expect(state.withLock { $0.pings.count } == 1)
+            #expect(!returned.withLock { $0 })
+            try await socket.send(.text("answer now"))
+            #expect(try await iterator.next() == .text("answered"))
+            // The right pong came before "answered": the ping is answered.
+            #expect(state.withLock { $0.pings.isEmpty })
+            try await ping.value
+            #expect(returned.withLock { $0 })
             try await socket.close()
         }
     }

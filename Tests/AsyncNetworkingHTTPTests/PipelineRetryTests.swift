@@ -64,8 +64,9 @@ struct PipelineRetryTests {
             client.pipeline.retryPolicy = pipelineFastRetries(deadline: .seconds(1))
             let started = ContinuousClock.now
             let error = await expectNetworkingError { try await client.send(.get("delay/\(neverEnding)", as: Data.self)) }
-            #expect(error?.kind == .transport(.timedOut))
-            #expect(error?.message.contains("overall deadline") == true)
+            #expect(error?.kind == .deadlineExceeded)
+            #expect(error?.message.contains("the call's deadline (1.0 s, the retry policy's) passed during attempt 1") == true)
+            #expect(error?.attemptCount == 1)
             #expect(pipelineSeconds(from: started, to: ContinuousClock.now) >= 1.0)
             #expect(server.requests.filter { $0.path.hasPrefix("/delay/") }.count <= 1)
         }
@@ -79,10 +80,11 @@ struct PipelineRetryTests {
             let key = pipelineKey()
             let error = await expectNetworkingError { try await client.send(.get("pipeline/flaky/\(key)?fail=1000&retry-after=1", as: Data.self)) }
             let kind = error?.kind
-            #expect(kind == .unacceptableStatusCode(503) || kind == .transport(.timedOut))
+            #expect(kind == .unacceptableStatusCode(503) || kind == .deadlineExceeded)
             let arrivals = server.pipelineArrivals("flaky", key)
-            // Attempts arrive ≥ 1 s apart (Retry-After), and no retry may start after 2.5 s.
-            #expect((1...3).contains(arrivals.count), "\(arrivals.count) attempts")
+            // Attempts arrive ≥ 1 s apart (Retry-After), and no retry may start after 2.5 s (on a
+            // starved machine the deadline may even pass before the first arrives).
+            #expect(arrivals.count <= 3, "\(arrivals.count) attempts")
         }
     }
 
@@ -103,7 +105,10 @@ struct PipelineRetryTests {
 
     @Test func cancellingDuringBackoffEndsAtOnceWithCancelled() async throws {
         try await withPipelineClient(fastRetries: true, recorded: true) { server, client, recorder, key in
-            let task = Task {
+            // A 600 s wait is past the 60 s timeout's retry window: a deadline makes room for it.
+            var client = client
+            client.deadline = .after(.seconds(3600))
+            let task = Task { [client] in
                 await expectNetworkingError { try await client.send(.get("pipeline/flaky/\(key)?fail=1&retry-after=600", as: Data.self)) }
             }
             #expect(await eventually { recorder.contains("retryScheduled") })

@@ -255,3 +255,24 @@ struct StubsTests {
         #expect(!StubPattern.glob(Array("a*b*c".utf8), Array("aXbYbZ".utf8)))
     }
 }
+
+/// The one header-field rule holds on a stubbed manager too: a request field whose name is not a
+/// token, or whose value holds a control character, fails with `.requestSerializationFailed` and
+/// never reaches a stub, as it would never reach a server.
+@Suite("Stubs: the header-field rule")
+struct StubHeaderFieldRuleTests {
+    @Test(arguments: [("X-Test", "a\r\nX-Injected: yes"), ("X-Test", "a\u{0B}b"), ("X Test", "v")])
+    func aBadFieldNeverReachesAStub(name: String, value: String) async throws {
+        let stubs = HTTPStubs()
+        stubs.on(.get, "https://api.test/v1") { _ in .text("ok") }
+        let manager = SessionManager(stubs: stubs)
+        var request = URLRequest(url: URL(string: "https://api.test/v1")!)
+        request.allHTTPHeaderFields = [name: value]
+        let error = await expectNetworkingError { _ = try await manager.data(for: request) }
+        #expect(error?.kind == .requestSerializationFailed)
+        #expect(stubs.recordedRequests.isEmpty)
+        let (body, _) = try await manager.data(from: URL(string: "https://api.test/v1")!)
+        #expect(body == Data("ok".utf8))
+        await manager.invalidateAndCancel()
+    }
+}

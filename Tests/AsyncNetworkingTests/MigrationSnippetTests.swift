@@ -5,9 +5,10 @@ import FoundationXML
 
 /// Rule: every code snippet of the Migration article (Migration.md) is compiled
 /// here, verbatim, in the context its table describes (`client` an ``HTTPClient``, `manager` a
-/// ``SessionManager``, `r` a `URLRequest`, other names as the row uses them); the rows that
-/// changed behaviour run against a loopback server. The `typeCheck…` functions exist to be
-/// compiled: a snippet that stops type-checking fails the build of the suite.
+/// ``SessionManager``, `r` a `URLRequest`, other names as the row uses them), in the article's
+/// order, a function per table; the rows that changed behaviour run against a loopback server.
+/// The `typeCheck…` functions exist to be compiled: a snippet that stops type-checking fails the
+/// build of the suite. `everySnippetOfTheArticleIsHere` checks the article against this file.
 @Suite struct MigrationSnippetTests {
     struct User: Decodable, Sendable {}
     typealias Report = User
@@ -52,10 +53,16 @@ import FoundationXML
         manager: SessionManager, config: URLSessionConfiguration, r: URLRequest, url: URL, data: Data, dir: URL,
         dest: DownloadDestination, requests: [URLRequest], chunks: AsyncStream<Data>, progress: Progress,
         handle: TransferHandle, snapshot: TransferSnapshot, c: URLCredential, h: String, policy: SecurityPolicy,
-        stream: @escaping @Sendable () -> InputStream, freshStream: @escaping @Sendable () -> InputStream
+        stream: @escaping @Sendable () -> InputStream, freshStream: @escaping @Sendable () -> InputStream,
+        file: URL, sum: String, checksum: @escaping @Sendable () async -> String, client: HTTPClient
     ) async throws {
         _ = SessionManager(configuration: config)
         _ = manager.urlSession
+        _ = SessionManager(cookieJar: CookieJar())
+        do {
+            let jar = try CookieJar(persistingTo: file)
+            try jar.save()
+        }
         _ = SessionManager(securityPolicy: policy)
         await manager.setSecurityPolicy(policy, forHost: h)
         _ = await manager.reachability
@@ -74,6 +81,21 @@ import FoundationXML
         _ = try await manager.upload(for: r, from: data)
         _ = try await manager.uploadTask(with: r, bodyStream: BodyStreamProducer { _ in stream() })
         _ = try await manager.upload(for: r, from: chunks)
+        do {
+            let (replies, response) = try await manager.stream(for: r, from: chunks)
+            _ = response
+            _ = replies.trailers
+            _ = try await manager.upload(for: r, from: chunks, trailers: .fields(["X-Checksum": sum]))
+            _ = try await manager.upload(for: r, from: chunks, trailers: .computed { ["X-Checksum": await checksum()] })
+            for try await event in handle.events {
+                switch event {
+                case .trailers(let fields): _ = fields
+                default: break
+                }
+            }
+            let reply = try await client.request(.get, "u")
+            _ = reply.trailers
+        }
         _ = try await manager.downloadTask(with: r, to: .file(url))
         _ = try await manager.download(for: r, to: .directory(dir))
         _ = try await manager.download(for: r, to: dest, options: DownloadOptions(resumable: true))
@@ -112,6 +134,13 @@ import FoundationXML
         }
     }
 
+    /// The deprecated name the `session` row mentions (compiled without a warning from a
+    /// deprecated context).
+    @available(*, deprecated, message: "compiles the deprecated name the Migration article mentions")
+    static func typeCheckDeprecatedNames(manager: SessionManager) {
+        _ = manager.session
+    }
+
     // MARK: AFHTTPRequestSerializer and AFMultipartFormData
 
     static func typeCheckRequestSerializer(
@@ -128,8 +157,15 @@ import FoundationXML
         client.setAuthorization(bearerToken: t)
         client.clearAuthorization()
         client.timeoutInterval = 30
+        client.deadline = .after(.seconds(30))
         _ = client.cachePolicy
         _ = URLEncodedRequestSerializer(methodsEncodingParametersInURL: [.get, .head, .delete])
+        do {
+            var r = try client.makeRequest(.get, "u")
+            r.httpShouldHandleCookies = false
+            _ = try await client.send(r, serializer: DataResponseSerializer())
+            r.allowsCellularAccess = false
+        }
         var r = try client.makeRequest(.put, "u")
         r.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
         r.httpBody = try form.encoded()
@@ -146,7 +182,7 @@ import FoundationXML
 
     // MARK: AFHTTPResponseSerializer
 
-    static func typeCheckResponseSerializer(client: HTTPClient) {
+    static func typeCheckResponseSerializer(client: HTTPClient) async throws {
         var client = client
         _ = DataResponseSerializer()
         client.validation.acceptableStatusCodes = IndexSet(200..<300)
@@ -154,13 +190,17 @@ import FoundationXML
         _ = JSONResponseSerializer()
         _ = JSONResponseSerializer(removesKeysWithNullValues: true)
         _ = XMLResponseSerializer()
+        let xml = try await client.get("feed.xml", serializer: XMLResponseSerializer())
+        _ = xml.parser()
+        _ = try xml.document()
         _ = PropertyListResponseSerializer<T>()
     }
 
     // MARK: AFSecurityPolicy
 
     static func typeCheckSecurityPolicy(
-        manager: SessionManager, c: Certificate, data: Data, url: URL, pinnedLeaf: Certificate, p: SecurityPolicy
+        manager: SessionManager, c: Certificate, data: Data, url: URL, pinnedLeaf: Certificate, p: SecurityPolicy,
+        cert: URL, key: URL
     ) async throws {
         var policy: SecurityPolicy = .default
         policy = SecurityPolicy.default
@@ -171,7 +211,7 @@ import FoundationXML
         policy = .disabled
         await manager.setSecurityPolicy(p, forHost: "api.example.com")
         policy.serverTrustEvaluator = ServerTrustEvaluator(timeout: .seconds(5)) { ctx in ctx.certificateChain.first == pinnedLeaf ? .accept : .reject }
-        policy.clientIdentity = ClientIdentity(certificateFile: url, keyFile: url, passphrase: nil)
+        policy.clientIdentity = ClientIdentity(certificateFile: cert, keyFile: key, passphrase: nil)
         _ = policy
     }
 
@@ -189,9 +229,47 @@ import FoundationXML
         }
         _ = (reachability.isReachable, reachability.isReachableViaWWAN, reachability.isReachableViaWiFi, reachability.isReachableViaEthernet)
         reachability.stopMonitoring()
-        for await status in reachability.statuses { _ = status.description }
+        for await status in reachability.statuses { print(status) }
+        _ = status.description
         try await manager.setWaitsForConnectivity(true)
         _ = await manager.reachability
+    }
+
+    // MARK: The article against this file
+
+    /// Names and forms the article shows that are not statements (a case pattern, an initializer's
+    /// labels, query output): everything else in backquotes with code in it must be in this file.
+    static let namesNotStatements: Set<String> = [
+        ".pinningRequiresHTTPS", "SessionManager(securityPolicy:)", "setSecurityPolicy(_:forHost:)",
+        "SessionHooks(challenge:)", ".started(id, request)", ".suspended(id)", ".completed(TransferCompletion)",
+        ".invalidated(error)", "a[]=1", "a=1", "a[0]=1", "*.example.com", "Foundation.Progress",
+    ]
+
+    /// Every snippet in the right-hand column of the article's tables is compiled above (as
+    /// written, whitespace aside), so the article's "every snippet is compiled" stays true.
+    @Test func everySnippetOfTheArticleIsHere() throws {
+        let here = URL(fileURLWithPath: #filePath)
+        let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/AsyncNetworking/AsyncNetworking.docc/Migration.md"), encoding: .utf8
+        )
+        func squeezed(_ text: String) -> String { String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) }) }
+        let compiled = squeezed(try String(contentsOf: here, encoding: .utf8))
+        var missing: [String] = []
+        var checked = 0
+        for line in article.split(separator: "\n") where line.hasPrefix("| ") {
+            // The right-hand column, without DocC symbol links (``Name``).
+            let cells = line.replacingOccurrences(of: #"``[^`]+``"#, with: "", options: .regularExpression).components(separatedBy: " | ")
+            guard cells.count > 1 else { continue }
+            let right = cells.dropFirst().joined(separator: " | ")
+            let spans = right.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+            for span in spans where span.contains(where: { "(=.".contains($0) }) && !Self.namesNotStatements.contains(span) {
+                checked += 1
+                if !compiled.contains(squeezed(span)) { missing.append(span) }
+            }
+        }
+        #expect(checked > 100, "the article's snippets were found (\(checked))")
+        #expect(missing.isEmpty, "snippets of Migration.md not compiled here: \(missing)")
     }
 
     // MARK: Rows run against a loopback server

@@ -23,6 +23,27 @@ struct ReadmeExampleTests {
         // --- README example ends ---
     }
 
+    struct Status: Decodable, Sendable { let ok: Bool; let name: String }
+
+    /// The README's first program ("Your first program"); keep its body identical to the README's.
+    func firstProgram(baseURL: URL) async throws -> Status {
+        // --- README first program begins ---
+        let api = HTTPClient(baseURL: baseURL)                   // e.g. https://status.internal/v1; on SessionManager.shared
+        let status = try await api.get("json", as: Status.self)  // GET <base>/json: status checked, JSON decoded
+        print(status.ok, status.name)
+        // --- README first program ends ---
+        #expect(api.manager === SessionManager.shared)
+        return status
+    }
+
+    @Test func firstProgramRuns() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let status = try await withDeadline { try await self.firstProgram(baseURL: server.baseURL) }
+        #expect(status.ok)
+        #expect(status.name == "loopback")
+    }
+
     @Test func readmeExampleRuns() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }

@@ -11,7 +11,8 @@ import AsyncNetworking
 /// `Proxy-Connection`, `Connection`, `Keep-Alive`, as a proxy must), `CONNECT host:port` tunnels,
 /// and SOCKS5 (no auth, or RFC 1929 user/password when a credential is required). With a required
 /// credential a request without it gets `407`. Every request is logged: `METHOD TARGET auth=VALUE
-/// client=PORT`, `SOCKS HOST PORT atyp=N client=PORT`, `SOCKS-DENIED`.
+/// client=PORT authorization=VALUE` (`auth` is its `Proxy-Authorization`, `authorization` its
+/// `Authorization`, `-` when absent), `SOCKS HOST PORT atyp=N client=PORT`, `SOCKS-DENIED`.
 ///
 /// With `origin: true` it is instead a tiny HTTP/1.1 origin with keep-alive that answers every
 /// request `200` with the body `client-port=N` (the port the request came from) and logs
@@ -140,7 +141,7 @@ def serve(conn, addr):
                 if close:
                     return
                 continue
-            log("%s %s auth=%s client=%d" % (method, target, auth, client))
+            log("%s %s auth=%s client=%d authorization=%s" % (method, target, auth, client, get(headers, "authorization") or "-"))
             if not authorized(headers):
                 deny(conn); return
             if method == "CONNECT":

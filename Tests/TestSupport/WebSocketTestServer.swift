@@ -6,7 +6,8 @@ import Glibc
 /// A WebSocket server in Python 3 (stdlib only) on 127.0.0.1, port 0 read back from its first
 /// line, that behaves by path: `/echo` (echo, close echo, `close-me` → its own close 4000),
 /// `/cookies` (sets `ws-session=s1` in its 101, sends back the `Cookie` it received), `/auth` (401
-/// with a Basic challenge unless `user:pass` is sent; then sends back the `Authorization` it got),
+/// with a Basic challenge unless `user:pass` is sent; then sends back the `Authorization` it got;
+/// `/auth-list` the same with a Bearer challenge first and Basic in a second field),
 /// `/fragmented` (a fragmented text with a ping and a pong inside), `/server-close`, protocol
 /// violations (`/rsv`, `/opcode`, `/bad-utf8`, `/bad-close-code`, `/big-control`, `/too-big`,
 /// `/bomb`), handshake faults (`/status`, `/redirect`, `/bad-accept`, `/wrong-protocol`,
@@ -105,30 +106,6 @@ asyncio.run(main())
 """#
 
     static let script = WebSocketServerPython.common + #"""
-def recv_exact(conn, n):
-    data = b""
-    while len(data) < n:
-        chunk = conn.recv(n - len(data))
-        if not chunk:
-            raise Closed()
-        data += chunk
-    return data
-
-def read_frame(conn):
-    b0, b1 = recv_exact(conn, 2)
-    n = b1 & 0x7F
-    if n == 126:
-        n = struct.unpack("!H", recv_exact(conn, 2))[0]
-    elif n == 127:
-        n = struct.unpack("!Q", recv_exact(conn, 8))[0]
-    masked = b1 & 0x80
-    key = recv_exact(conn, 4) if masked else b"\0\0\0\0"
-    data = recv_exact(conn, n)
-    if masked and n:
-        mask = (key * (n // 4 + 1))[:n]
-        data = (int.from_bytes(data, "big") ^ int.from_bytes(mask, "big")).to_bytes(n, "big")
-    return b0 & 0x80 != 0, b0 & 0x40 != 0, b0 & 0x0F, data, bool(masked)
-
 class Peer:
     def __init__(self, conn, deflate, params):
         self.conn = conn
@@ -204,6 +181,9 @@ def serve(conn):
         if path == "/auth" and headers.get("authorization", "") != "Basic dXNlcjpwYXNz":
             conn.sendall(b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"ws\"\r\nContent-Length: 0\r\n\r\n")
             return
+        if path == "/auth-list" and headers.get("authorization", "") != "Basic dXNlcjpwYXNz":
+            conn.sendall(b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"api\", error=\"a, Basic b\"\r\nWWW-Authenticate: Basic realm=\"ws-list\"\r\nContent-Length: 0\r\n\r\n")
+            return
         if path == "/bad-accept":
             accept = base64.b64encode(b"x" * 20).decode()
         response = ["HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: " + accept]
@@ -259,7 +239,7 @@ def behave(peer, path, query, headers):
     elif path == "/requests":
         peer.send_message(1, "\n".join(REQUESTS).encode())
         wait_close(peer)
-    elif path == "/auth":
+    elif path in ("/auth", "/auth-list"):
         peer.send_message(1, headers.get("authorization", "").encode())
         wait_close(peer)
     elif path == "/cookies":

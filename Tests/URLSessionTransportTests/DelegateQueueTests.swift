@@ -23,7 +23,7 @@ struct DelegateQueueTests {
 
     @Test func addingWaitsPastTheHighWaterMarkUntilTheQueueDrains() async throws {
         let underlying = DispatchQueue(label: "test.delegate")
-        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 4, lowWater: 1, maximumWait: .seconds(600)) // never, in a test
+        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 4, lowWater: 1, maximumWait: .seconds(600), scope: .init()) // never, in a test
         underlying.suspend() // nothing drains
         let added = addFromAnotherThread(queue, count: 6)
         #expect(await eventually { added.withLock { $0 } == 4 })
@@ -36,7 +36,7 @@ struct DelegateQueueTests {
 
     @Test func aBypassOpensTheGate() async throws {
         let underlying = DispatchQueue(label: "test.delegate")
-        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 2, lowWater: 0, maximumWait: .seconds(600)) // never, in a test
+        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 2, lowWater: 0, maximumWait: .seconds(600), scope: .init()) // never, in a test
         underlying.suspend()
         let added = addFromAnotherThread(queue, count: 3)
         #expect(await eventually { added.withLock { $0 } == 2 })
@@ -49,9 +49,28 @@ struct DelegateQueueTests {
         underlying.resume()
     }
 
+    /// URLSession's work thread is one for the whole process: a call into URLSession by another
+    /// manager (another delegate queue) must open this gate too, or it waits behind this queue's
+    /// slow reader (failed before: the bypass opened only its own queue's gate).
+    @Test func aBypassOnAnotherQueueOpensTheGate() async throws {
+        let underlying = DispatchQueue(label: "test.delegate.slow")
+        let process = DelegateQueue.BypassScope() // this test's own "process": no other test's bypass
+        let slow = DelegateQueue(underlyingQueue: underlying, highWater: 2, lowWater: 0, maximumWait: .seconds(600), scope: process) // never, in a test
+        let other = DelegateQueue(underlyingQueue: DispatchQueue(label: "test.delegate.other"), scope: process)
+        underlying.suspend()
+        let added = addFromAnotherThread(slow, count: 3)
+        #expect(await eventually { added.withLock { $0 } == 2 })
+        other.bypassing {
+            let deadline = Date().addingTimeInterval(hangDeadline)
+            while added.withLock({ $0 }) < 3, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        #expect(added.withLock { $0 } == 3, "the waiting add went on during another queue's bypass")
+        underlying.resume()
+    }
+
     @Test func noWaitOutlastsTheMaximum() async throws {
         let underlying = DispatchQueue(label: "test.delegate")
-        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 1, lowWater: 0, maximumWait: .milliseconds(100))
+        let queue = DelegateQueue(underlyingQueue: underlying, highWater: 1, lowWater: 0, maximumWait: .milliseconds(100), scope: .init())
         underlying.suspend()
         let start = ContinuousClock.now
         let added = addFromAnotherThread(queue, count: 4)

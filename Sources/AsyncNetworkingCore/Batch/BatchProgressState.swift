@@ -16,43 +16,46 @@ struct BatchProgressState {
         var contribution: Contribution {
             var part = Contribution()
             if sendsBody {
-                part.sent = sent
-                if let expectedSent { part.expectedSent = expectedSent } else { part.unknownSent = 1 }
+                part.sent = Int128(sent)
+                if let expectedSent { part.expectedSent = Int128(expectedSent) } else { part.unknownSent = 1 }
             }
             if isFinished {
-                part.received = received
-                part.expectedReceived = received
+                part.received = Int128(received)
+                part.expectedReceived = Int128(received)
                 part.fraction = 1
             } else {
                 if hasResponse {
-                    part.received = received
-                    if let expectedReceived { part.expectedReceived = expectedReceived } else { part.unknownReceived = 1 }
+                    part.received = Int128(received)
+                    if let expectedReceived { part.expectedReceived = Int128(expectedReceived) } else { part.unknownReceived = 1 }
                 }
-                let known = (sendsBody ? expectedSent ?? 0 : 0) + (hasResponse ? expectedReceived ?? 0 : 0)
-                let done = (sendsBody && expectedSent != nil ? sent : 0) + (hasResponse && expectedReceived != nil ? received : 0)
-                part.fraction = known > 0 ? min(1, Double(done) / Double(known)) : 0
+                // In Double: an expected size is a server's Content-Length, up to Int64.max each.
+                let known = Double(sendsBody ? expectedSent ?? 0 : 0) + Double(hasResponse ? expectedReceived ?? 0 : 0)
+                let done = Double(sendsBody && expectedSent != nil ? sent : 0) + Double(hasResponse && expectedReceived != nil ? received : 0)
+                part.fraction = known > 0 ? min(1, done / known) : 0
             }
             return part
         }
     }
 
     /// Sums over members; a member's part is subtracted before it changes and added back after.
+    /// Byte sums are 128-bit: each term may be a server's `Content-Length` (up to Int64.max), and
+    /// no number of them can overflow; ``snapshot`` clamps them to Int64.
     struct Contribution {
-        var sent: Int64 = 0
-        var expectedSent: Int64 = 0
+        var sent: Int128 = 0
+        var expectedSent: Int128 = 0
         var unknownSent = 0
-        var received: Int64 = 0
-        var expectedReceived: Int64 = 0
+        var received: Int128 = 0
+        var expectedReceived: Int128 = 0
         var unknownReceived = 0
         var fraction: Double = 0
 
-        mutating func add(_ other: Contribution, sign: Int64) {
-            sent += sign * other.sent
-            expectedSent += sign * other.expectedSent
-            unknownSent += Int(sign) * other.unknownSent
-            received += sign * other.received
-            expectedReceived += sign * other.expectedReceived
-            unknownReceived += Int(sign) * other.unknownReceived
+        mutating func add(_ other: Contribution, sign: Int) {
+            sent += Int128(sign) * other.sent
+            expectedSent += Int128(sign) * other.expectedSent
+            unknownSent += sign * other.unknownSent
+            received += Int128(sign) * other.received
+            expectedReceived += Int128(sign) * other.expectedReceived
+            unknownReceived += sign * other.unknownReceived
             fraction += Double(sign) * other.fraction
         }
     }
@@ -123,12 +126,12 @@ struct BatchProgressState {
             finishedCount: finishedCount,
             failedCount: failedCount,
             download: TransferProgress(
-                completedBytes: totals.received,
-                expectedBytes: totals.unknownReceived > 0 ? nil : totals.expectedReceived
+                completedBytes: Int64(clamping: totals.received),
+                expectedBytes: totals.unknownReceived > 0 ? nil : Int64(clamping: totals.expectedReceived)
             ),
             upload: TransferProgress(
-                completedBytes: totals.sent,
-                expectedBytes: totals.unknownSent > 0 ? nil : totals.expectedSent
+                completedBytes: Int64(clamping: totals.sent),
+                expectedBytes: totals.unknownSent > 0 ? nil : Int64(clamping: totals.expectedSent)
             ),
             fractionCompleted: fraction
         )

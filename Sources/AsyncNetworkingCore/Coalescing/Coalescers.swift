@@ -8,7 +8,9 @@ import FoundationNetworking
 /// manager, so copies of a client coalesce together.
 package final class Coalescers: Sendable {
     let data = RequestCoalescer<(Data, HTTPURLResponse)>()
-    package let exchange = RequestCoalescer<(Data, HTTPURLResponse, TransferMetrics)>()
+    /// The client's: the result carries the shared transfer's completion hold, which each caller's
+    /// own hold settles (the session event carries what a caller saw).
+    package let exchange = RequestCoalescer<(Data, HTTPURLResponse, TransferMetrics, CompletionHold)>()
 
     /// Operations started and callers served over both doors.
     var counts: (operations: Int, callers: Int) {

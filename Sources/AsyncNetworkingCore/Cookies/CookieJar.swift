@@ -61,13 +61,16 @@ public final class CookieJar: Sendable {
     /// and writes them back there on ``save()``.
     ///
     /// - Throws: when the file exists but cannot be read or is not a jar file (rather than start
-    ///   empty and overwrite it on the next save). Expired cookies in the file are dropped.
+    ///   empty and overwrite it on the next save), or holds a cookie no `Set-Cookie` could have set
+    ///   (as ``insert(_:)`` refuses). Expired cookies in the file are dropped, and so are cookies
+    ///   that break a cookie prefix rule.
     public convenience init(persistingTo fileURL: URL, publicSuffixes: Set<String> = []) throws {
         self.init(fileURL: fileURL, publicSuffixes: publicSuffixes, now: { Date() })
         let loaded = try CookieJarFile.load(from: fileURL)
         let date = now()
         state.withLock { contents in
-            for cookie in loaded where !cookie.isExpired(at: date) {
+            // A file cannot bring in a cookie a Set-Cookie could not have stored (CookiePrefixRules).
+            for cookie in loaded where !cookie.isExpired(at: date) && CookiePrefixRules.allow(cookie) {
                 contents.cookies[cookie.key] = cookie
                 contents.lastCreation = max(contents.lastCreation, cookie.created)
             }
@@ -155,8 +158,23 @@ public final class CookieJar: Sendable {
         }
     }
 
-    /// Adds or replaces `cookie` as is (no storage rules apply: it is yours).
-    public func insert(_ cookie: StoredCookie) {
+    /// Adds or replaces `cookie` as is — no storage rules apply (`Secure` from `https`,
+    /// `SameSite=None`): it is yours — provided it could have come from a valid `Set-Cookie`.
+    ///
+    /// - Throws: ``NetworkingError/Kind/invalidCookie`` when it could not (a control character, a
+    ///   `;`, an `=` in its name, surrounding spaces, an empty name and value, a name and value over
+    ///   4096 bytes, a domain or path no `Set-Cookie` can set), or when it breaks a cookie prefix
+    ///   rule (RFC 6265bis §5.7: a `__Secure-` cookie is `Secure`; a `__Host-` cookie is `Secure`,
+    ///   host-only, with the path `/`; a nameless cookie's value does not start like a prefixed
+    ///   name); nothing is stored. Such a value would break the `Cookie` field of every request it
+    ///   is sent with, or claim a guarantee the prefix promises servers.
+    public func insert(_ cookie: StoredCookie) throws(NetworkingError) {
+        if let invalidity = cookie.invalidity {
+            throw NetworkingError(.invalidCookie, "\(invalidity); it was not stored")
+        }
+        guard CookiePrefixRules.allow(cookie) else {
+            throw NetworkingError(.invalidCookie, "the cookie \(cookie.name.debugDescription) breaks its name prefix's rule (RFC 6265bis §5.7); it was not stored")
+        }
         state.withLock { $0.cookies[cookie.key] = cookie }
     }
 

@@ -18,10 +18,17 @@ enum CookieJarFile {
     /// Why a jar file was refused.
     struct FormatError: Error, CustomStringConvertible {
         let path: String
-        var description: String { "\(path) is not a cookie jar file of a known version" }
+        /// A record that no `Set-Cookie` could have produced (``StoredCookie/invalidity``), if that was why.
+        var invalidCookie: String?
+        var description: String {
+            if let invalidCookie { return "\(path) holds a cookie a jar cannot hold: \(invalidCookie)" }
+            return "\(path) is not a cookie jar file of a known version"
+        }
     }
 
-    /// The cookies in the file; none when it does not exist.
+    /// The cookies in the file; none when it does not exist. Every record must be one a
+    /// `Set-Cookie` could have produced (``StoredCookie/invalidity``): a file edited to hold a
+    /// value with `\r\n` is refused whole, as a file of an unknown format is.
     static func load(from url: URL) throws -> [StoredCookie] {
         guard FileManager.default.fileExists(atPath: url.path) else { return [] }
         let data = try Data(contentsOf: url)
@@ -29,6 +36,9 @@ enum CookieJarFile {
         decoder.dateDecodingStrategy = .secondsSince1970
         guard let contents = try? decoder.decode(Contents.self, from: data), contents.version == 1 else {
             throw FormatError(path: url.path)
+        }
+        if let invalidity = contents.cookies.lazy.compactMap(\.invalidity).first {
+            throw FormatError(path: url.path, invalidCookie: invalidity)
         }
         return contents.cookies
     }

@@ -40,12 +40,11 @@ enum CookieStorageModel {
         let path = parsed.path ?? CookieRules.defaultPath(target.path)
         if parsed.secure, !target.isSecure { return .failure(.secureFromInsecureOrigin) }
         if parsed.sameSite == .none, !parsed.secure { return .failure(.sameSiteNoneWithoutSecure) }
-        let lowerName = parsed.name.lowercased()
-        if lowerName.hasPrefix("__secure-"), !parsed.secure { return .failure(.prefixRules) }
-        if lowerName.hasPrefix("__host-"), !(parsed.secure && isHostOnly && path == "/") { return .failure(.prefixRules) }
-        if parsed.name.isEmpty, parsed.value.lowercased().hasPrefix("__secure-") || parsed.value.lowercased().hasPrefix("__host-") {
-            return .failure(.prefixRules) // a nameless cookie may not look like a prefixed one (§5.7 step 21)
-        }
+        let prefixOK = CookiePrefixRules.allow(
+            name: parsed.name, value: parsed.value, isSecure: parsed.secure, isHostOnly: isHostOnly,
+            hasRootPath: parsed.hasPathAttribute && path == "/"
+        )
+        if !prefixOK { return .failure(.prefixRules) }
         if !target.isSecure, !parsed.secure {
             let shadows = existing.contains { old in
                 old.isSecure && old.name == parsed.name
@@ -59,5 +58,35 @@ enum CookieStorageModel {
             isSecure: parsed.secure, isHTTPOnly: parsed.httpOnly, sameSite: parsed.sameSite,
             expires: parsed.expiryDate(receivedAt: now), created: now
         ))
+    }
+}
+
+/// The cookie prefixes of RFC 6265bis §5.7 (names compared case-insensitively), applied on every
+/// way into a ``CookieJar``: `Set-Cookie` (``CookieStorageModel``), ``CookieJar/insert(_:)`` and a
+/// jar file being loaded.
+///
+/// - `__Secure-`: the cookie is `Secure`.
+/// - `__Host-`: the cookie is `Secure`, host-only (no `Domain` attribute), and its `Path` attribute
+///   gives the path `/` — a `Set-Cookie` without a `Path` attribute is refused even where the
+///   default path is `/`; a stored cookie record must have the path `/`.
+/// - A nameless cookie whose value starts like a prefixed name is refused (it would be sent as
+///   one).
+enum CookiePrefixRules {
+    /// Whether a cookie with these properties may be stored. `hasRootPath`: for `Set-Cookie`, a
+    /// `Path` attribute was given and the cookie's path is `/`; for a record, its path is `/`.
+    static func allow(name: String, value: String, isSecure: Bool, isHostOnly: Bool, hasRootPath: Bool) -> Bool {
+        let lowerName = name.lowercased()
+        if lowerName.hasPrefix("__secure-"), !isSecure { return false }
+        if lowerName.hasPrefix("__host-"), !(isSecure && isHostOnly && hasRootPath) { return false }
+        if name.isEmpty {
+            let lowerValue = value.lowercased()
+            if lowerValue.hasPrefix("__secure-") || lowerValue.hasPrefix("__host-") { return false }
+        }
+        return true
+    }
+
+    /// Whether a cookie record (inserted, or read from a jar file) keeps the prefix rules.
+    static func allow(_ cookie: StoredCookie) -> Bool {
+        allow(name: cookie.name, value: cookie.value, isSecure: cookie.isSecure, isHostOnly: cookie.isHostOnly, hasRootPath: cookie.path == "/")
     }
 }

@@ -17,7 +17,7 @@ import FoundationNetworking
 /// request with `httpShouldHandleCookies == false` neither sends nor stores jar cookies.
 extension SessionManager {
     /// Creates a manager that keeps cookies in `cookieJar` (see ``CookieJar``); otherwise as
-    /// ``init(configuration:maxConcurrentTransfers:transport:securityPolicy:)``.
+    /// ``init(configuration:maxConcurrentTransfers:transport:securityPolicy:http2:)``.
     ///
     /// Works on both transports. Leave the configuration's own cookie handling off
     /// (``defaultConfiguration()`` has it off): a `URLSessionConfiguration` with an
@@ -38,10 +38,25 @@ extension SessionManager {
 
     /// `request` with the jar's `Cookie` field for its URL, unless there is no jar, the request
     /// handles no cookies, or it has a `Cookie` field of its own.
-    func addingCookies(to request: URLRequest, for state: TransferState) -> URLRequest {
-        guard let cookieJar, state.originalRequest.httpShouldHandleCookies, let url = request.url,
+    ///
+    /// - Throws: ``NetworkingError/Kind/requestSerializationFailed`` when the field breaks the one
+    ///   header rule (``HeaderFieldValidation``) — checked before it is set, since a `URLRequest`
+    ///   drops a value with CR, LF or NUL without a word. A jar's own API refuses such cookies
+    ///   (``CookieJar/insert(_:)``, its file), so this only guards the rule.
+    func addingCookies(to request: URLRequest, for state: TransferState) throws(NetworkingError) -> URLRequest {
+        try addingCookies(to: request, handlesCookies: state.originalRequest.httpShouldHandleCookies, reportedRequest: state.originalRequest)
+    }
+
+    /// `request` with the jar's `Cookie` field for its URL, unless there is no jar,
+    /// `handlesCookies` is `false` (the caller's `httpShouldHandleCookies`), or the request has a
+    /// `Cookie` field of its own. `reportedRequest` is the request an error names.
+    func addingCookies(to request: URLRequest, handlesCookies: Bool, reportedRequest: URLRequest? = nil) throws(NetworkingError) -> URLRequest {
+        guard let cookieJar, handlesCookies, let url = request.url,
               request.value(forHTTPHeaderField: "Cookie") == nil,
               let header = cookieJar.cookieHeader(for: url) else { return request }
+        if let problem = HeaderFieldValidation.problem(name: "Cookie", value: header) {
+            throw NetworkingError(.requestSerializationFailed, "the cookie jar's Cookie field: \(problem); nothing was sent", request: reportedRequest ?? request)
+        }
         var withCookies = request
         withCookies.setValue(header, forHTTPHeaderField: "Cookie")
         return withCookies

@@ -61,14 +61,22 @@ enum ResumeHeaders {
               value.lowercased().hasPrefix("bytes ")
         else { return nil }
         let spec = value.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        let halves = spec.split(separator: "/", maxSplits: 1).map(String.init)
+        // RFC 9110 §14.4: `first-pos "-" last-pos "/" ( complete-length / "*" )`, each 1*DIGIT
+        // (no sign, no empty bound) that fits an Int64; anything else is not a range.
+        let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard halves.count == 2 else { return nil }
-        let bounds = halves[0].split(separator: "-", maxSplits: 1).map(String.init)
-        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), start >= 0, end >= start else {
+        let bounds = halves[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard bounds.count == 2, let start = digits(bounds[0]), let end = digits(bounds[1]), end >= start else {
             return nil
         }
-        let total = halves[1] == "*" ? nil : Int64(halves[1])
+        let total = halves[1] == "*" ? nil : digits(halves[1])
         if halves[1] != "*" && (total == nil || total! <= end) { return nil }
         return (start, end, total)
+    }
+
+    /// `1*DIGIT` as an Int64, or `nil` (a sign, a space, nothing, or more than Int64 holds).
+    private static func digits(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int64(text)
     }
 }

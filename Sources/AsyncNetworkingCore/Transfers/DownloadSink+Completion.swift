@@ -60,31 +60,30 @@ extension DownloadSink {
             let report = reportLater
             let id = transfer.id
             Task.detached {
-                let error = DownloadSink.copy(source, to: target, replacing: replacing, recordURL: recordURL, response: response,
-                                              metrics: metrics, request: request, output: output)
+                let error = DownloadSink.copy(source, to: target, replacing: replacing, recordURL: recordURL,
+                                              response: response, request: request)
+                // The session event is scheduled before the caller is told (so it precedes any
+                // invalidation the caller asks for next).
                 report?(TransferCompletion(
                     id: id, kind: .download, originalRequest: request, response: error?.response ?? response,
                     fileURL: error == nil ? target : nil, error: error, metrics: metrics
                 ))
+                _ = DownloadSink.deliver(error.map { .failure($0) } ?? .success((target, response, metrics)), to: output)
             }
             return .later
         }
     }
 
-    /// Copies a finished download across file systems (blocking), then reports it.
+    /// Copies a finished download across file systems (blocking); the error, if it failed.
     private static func copy(
-        _ source: URL, to target: URL, replacing: Bool, recordURL: URL, response: HTTPURLResponse,
-        metrics: TransferMetrics, request: URLRequest, output: Output
+        _ source: URL, to target: URL, replacing: Bool, recordURL: URL, response: HTTPURLResponse, request: URLRequest
     ) -> NetworkingError? {
         do {
             try FileMove.copyAcrossFileSystems(source, to: target, replacing: replacing)
             TransferFiles.remove(recordURL)
-            deliver(.success((target, response, metrics)), to: output)
             return nil
         } catch {
-            let error = error.adding(request: request, response: response)
-            deliver(.failure(error), to: output)
-            return error
+            return error.adding(request: request, response: response)
         }
     }
 

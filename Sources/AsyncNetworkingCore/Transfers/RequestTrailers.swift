@@ -16,7 +16,8 @@ import FoundationNetworking
 /// ``SequenceUploadMode/spooled`` (a body sent with a `Content-Length` has no trailer section).
 ///
 /// Every field is checked (``NetworkingError/Kind/invalidTrailerField``): the name must be an HTTP
-/// token, the value must hold no CR, LF or NUL, and fields that a recipient must see before the
+/// token, the value must hold no control character but HTAB (the rule every header field passes),
+/// and fields that a recipient must see before the
 /// content (framing, routing, authentication, request modifiers, content format:
 /// `Content-Length`, `Transfer-Encoding`, `Host`, `Authorization`, `Cookie`, `Expect`,
 /// `Content-Type`, …) are refused. Names are matched case-insensitively.
@@ -94,11 +95,9 @@ enum TrailerFieldRules {
 
     /// Why a field may not be sent as a trailer, or `nil` when it may.
     static func problem(name: String, value: String) -> String? {
-        guard !name.isEmpty, name.utf8.allSatisfy(ResponseHeadValidation.isTokenByte) else {
-            return "the trailer field name \(name.debugDescription) is not an HTTP token"
-        }
-        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
-            return "the value of trailer field \(name) contains CR, LF or NUL"
+        // The one rule every header field passes (a token name, no control character but HTAB).
+        if let problem = HeaderFieldValidation.problem(name: name, value: value) {
+            return "trailer field: \(problem)"
         }
         if forbiddenNames.contains(name.lowercased()) {
             return "\(name) may not be sent as a trailer field (RFC 9110 §6.5.1)"

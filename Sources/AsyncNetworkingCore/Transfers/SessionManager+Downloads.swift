@@ -59,7 +59,7 @@ extension SessionManager {
     public func download(
         for request: URLRequest, to destination: DownloadDestination, options: DownloadOptions = .default
     ) async throws(NetworkingError) -> (URL, HTTPURLResponse) {
-        try await options.resumingAutomatically { () async throws(NetworkingError) in
+        try await options.resumingAutomatically { (options) async throws(NetworkingError) in
             try await downloadOnce(request, to: destination, options: options)
         }
     }

@@ -17,7 +17,10 @@ extension SessionManager {
     /// with the host's credential (``setCredential(_:forHost:)``) unless `headers` has an
     /// `Authorization` of its own; with a challenge hook (``SessionHooks/challenge``) the hook is
     /// asked instead, as for HTTP (again while the server refuses its credential, up to
-    /// ``maxAuthenticationAttempts``). Handshakes follow no redirect: a 3xx answer throws
+    /// ``maxAuthenticationAttempts``). User info in the URL (`wss://user:password@host/`) is sent
+    /// as an HTTP request to the same URL sends it: `Authorization: Basic` of the decoded user and
+    /// password with the opening handshake, unless `headers` or the configuration set an
+    /// `Authorization` of their own. Handshakes follow no redirect: a 3xx answer throws
     /// ``NetworkingError/Kind/webSocketHandshakeFailed``.
     ///
     /// - Parameters:
@@ -26,7 +29,11 @@ extension SessionManager {
     ///     choice is ``WebSocket/negotiatedProtocol``, and a choice not offered fails the handshake.
     ///   - headers: extra header fields for the handshake request (for example `Authorization`,
     ///     `Origin`, `Cookie`); the handshake's own fields (`Upgrade`, `Sec-WebSocket-*`, ...) are
-    ///     refused with ``NetworkingError/Kind/webSocketHandshakeFailed``. Default none.
+    ///     refused with ``NetworkingError/Kind/webSocketHandshakeFailed``. Default none. Every field
+    ///     of the handshake (these, the configuration's, the jar's `Cookie`, a credential) passes
+    ///     the header rule HTTP requests pass — a token name, no control character but HTAB in a
+    ///     value — or the call throws ``NetworkingError/Kind/requestSerializationFailed`` before
+    ///     anything is connected.
     ///   - options: limits, compression and timeouts (``WebSocketOptions``; defaults documented there).
     ///
     /// Suspends while connecting and during the handshake (bounded by
@@ -48,6 +55,13 @@ extension SessionManager {
         }
         components.scheme = httpScheme
         components.fragment = nil
+        // The URL's user info is a credential for its own origin, sent as an HTTP request to the
+        // same URL sends it (both transports): `Authorization: Basic` of the decoded `user:password`,
+        // at once, unless a field of the caller or the configuration already authorizes. It is
+        // taken out of the URL curl connects to.
+        let userInfo = (components.user != nil || components.password != nil) ? (user: components.user ?? "", password: components.password ?? "") : nil
+        components.user = nil
+        components.password = nil
         guard let httpURL = components.url else { throw NetworkingError(.invalidURL, "the WebSocket URL cannot be used") }
         try Self.checkWebSocketArguments(protocols: protocols, headers: headers, options: options)
         let policy = try securityPolicy(checking: URLRequest(url: httpURL))
@@ -57,10 +71,14 @@ extension SessionManager {
         }
         let tls = CurlTLSOptions(policy: policy)
         var fields = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
-        let configured = configurationHeaders.applied(to: URLRequest(url: httpURL)).allHTTPHeaderFields ?? [:]
-        for (name, value) in configured.sorted(by: { $0.key < $1.key })
-        where !fields.contains(where: { $0.name.lowercased() == name.lowercased() }) && !WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
-            fields.append((name, value))
+        // The configuration's fields as given (a URLRequest would drop a bad value silently: the
+        // one header rule below refuses it instead).
+        for field in configurationHeaders.fields
+        where !fields.contains(where: { $0.name.lowercased() == field.name.lowercased() }) && !WebSocketHandshake.reservedHeaderNames.contains(field.name.lowercased()) {
+            fields.append((field.name, field.value))
+        }
+        if let userInfo, !fields.contains(where: { $0.name.lowercased() == "authorization" }) {
+            fields.append(("Authorization", "Basic " + Data("\(userInfo.user):\(userInfo.password)".utf8).base64EncodedString()))
         }
         // The manager's cookie jar, as for HTTP: its cookies for this URL unless the caller sent a
         // Cookie field of its own, and the 101's Set-Cookie stored.
@@ -69,7 +87,14 @@ extension SessionManager {
             fields.append(("Cookie", cookie))
         }
         let proxy = self.proxy
+        if let refusal = proxy.refusal(for: httpURL) { throw refusal }
         func connect(_ fields: [(name: String, value: String)]) async throws(NetworkingError) -> WebSocket {
+            // Every field of the handshake — the caller's, the configuration's, the URL's
+            // credential, the jar's Cookie, a challenge's answer — passes the one header rule that
+            // HTTP requests pass, before anything is connected.
+            if let problem = HeaderFieldValidation.problem(in: fields) {
+                throw NetworkingError(.requestSerializationFailed, "\(problem); nothing was sent")
+            }
             let handshake = WebSocketHandshake(url: httpURL, protocols: protocols, headers: fields, compression: options.compression)
             var request = WebSocketConnectRequest(url: httpURL, handshake: handshake, tls: tls, options: options)
             request.policy = policy
@@ -115,19 +140,12 @@ extension SessionManager {
         to error: NetworkingError, url: URL, fields: [(name: String, value: String)], failures: Int
     ) async -> (name: String, value: String)? {
         guard let response = error.response, response.statusCode == 401,
-              let offer = response.value(forHTTPHeaderField: "WWW-Authenticate"), offer.lowercased().hasPrefix("basic"),
+              let basic = ChallengeSpace.basicChallenge(of: response),
               !fields.contains(where: { $0.name.lowercased() == "authorization" }),
               let host = url.host else { return nil }
         let credential: URLCredential?
         if let hook = hooks.challenge {
-            let lowered = offer.lowercased()
-            let realm = lowered.range(of: "realm=\"").flatMap { start in
-                offer[start.upperBound...].split(separator: "\"", maxSplits: 1).first.map(String.init)
-            }
-            let space = URLProtectionSpace(
-                host: host, port: url.port ?? (url.scheme == "https" ? 443 : 80), protocol: url.scheme, realm: realm,
-                authenticationMethod: NSURLAuthenticationMethodHTTPBasic
-            )
+            let space = ChallengeSpace.origin(url, realm: basic.realm)
             let challenge = URLAuthenticationChallenge(
                 protectionSpace: space, proposedCredential: nil, previousFailureCount: failures,
                 failureResponse: response, error: nil, sender: SessionChallengeSender()
@@ -158,13 +176,9 @@ extension SessionManager {
         guard Set(protocols).count == protocols.count else {
             throw NetworkingError(.webSocketHandshakeFailed, "a subprotocol is offered twice; nothing was sent")
         }
-        for (name, value) in headers {
-            if WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
-                throw NetworkingError(.webSocketHandshakeFailed, "the header field \(name) belongs to the WebSocket handshake; nothing was sent")
-            }
-            if name.isEmpty || !name.allSatisfy({ tokenCharacters.contains($0) }) || value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
-                throw NetworkingError(.webSocketHandshakeFailed, "the header field \(name.debugDescription) is malformed; nothing was sent")
-            }
+        // The fields' syntax is checked with every other field of the handshake (webSocket(to:)).
+        for name in headers.keys where WebSocketHandshake.reservedHeaderNames.contains(name.lowercased()) {
+            throw NetworkingError(.webSocketHandshakeFailed, "the header field \(name) belongs to the WebSocket handshake; nothing was sent")
         }
         if let compression = options.compression, !compression.isValid {
             throw NetworkingError(.webSocketHandshakeFailed, "permessage-deflate window bits are out of range (client 9–15, server 8–15); nothing was sent")

@@ -12,11 +12,13 @@ import Foundation
 /// ```
 ///
 /// - Reading: ``messages`` yields whole messages in order, one task at a time. When the reader
-///   falls behind by ``WebSocketOptions/receiveBufferSize`` bytes the client stops reading the
-///   socket, which holds the peer back through TCP. Cancelling the reading task throws
+///   falls behind by ``WebSocketOptions/receiveBufferSize`` (messages counted by their bytes plus
+///   128 each) the client stops reading the socket, which holds the peer back through TCP. Cancelling the reading task throws
 ///   ``NetworkingError/Kind/cancelled`` from the loop and closes the connection with 1001.
 /// - Writing: ``send(_:)`` suspends while more than ``WebSocketOptions/sendBufferSize`` bytes are
-///   waiting for the socket. Pings from the peer are answered automatically.
+///   waiting for the socket. Pings from the peer are answered automatically, their pongs sent
+///   ahead of queued messages; past ``WebSocketOptions/sendBufferSize`` of pongs not yet written
+///   the client stops reading, so a peer that pings and never reads is held back too.
 /// - Closing: ``close(code:reason:)`` runs the closing handshake, bounded by
 ///   ``WebSocketOptions/closeTimeout``. A peer's close is echoed and ends ``messages``;
 ///   ``closeCode`` and ``closeReason`` then hold what it sent. A protocol violation by the peer

@@ -88,16 +88,11 @@ final class WebSocketChannel: Sendable {
     /// sent them, and the compressor's context follows the wire order.
     func send(_ message: WebSocketMessage) async throws(NetworkingError) {
         var ticket: UInt64 = 0
+        // Reserved against the send limit from the ticket on (a frame header is at most 14 bytes).
+        let cost = WebSocketChannelState.size(of: message) + 14
         while true {
             if Task.isCancelled { throw NetworkingError(.cancelled, "the task sending on the WebSocket was cancelled") }
-            let taken: Result<UInt64?, NetworkingError> = state.withLock { state in
-                guard state.phase == .open, !state.isProtocolDone, state.machine?.state == .open else {
-                    return .failure(NetworkingError(.webSocketClosed, "the WebSocket is closed"))
-                }
-                guard state.bufferedOutput <= state.options.sendBufferSize else { return .success(nil) }
-                defer { state.nextSendTicket += 1 }
-                return .success(state.nextSendTicket)
-            }
+            let taken = state.withLock { $0.admitSend(cost: cost) }
             if let taken = try taken.get() {
                 ticket = taken
                 break
@@ -117,17 +112,12 @@ final class WebSocketChannel: Sendable {
         // This sender holds the turn: it alone uses the compressor until it passes the turn.
         let deflater = state.withLock { $0.machine?.messageDeflater }
         let cancelled = Task.isCancelled
-        let bytes = cancelled ? [] : WebSocketConnectionMachine.encode(message, deflater: deflater)
+        let bytes = cancelled ? nil : WebSocketConnectionMachine.encode(message, deflater: deflater)
         var outcome: Result<Void, NetworkingError> = .success(())
         update { state in
-            if cancelled {
-                outcome = .failure(NetworkingError(.cancelled, "the task sending on the WebSocket was cancelled"))
-            } else if state.phase == .open, !state.isProtocolDone, state.machine?.state == .open {
-                state.outbound += bytes
-            } else {
-                outcome = .failure(NetworkingError(.webSocketClosed, "the WebSocket closed while the message was encoded; it was not sent"))
-            }
-            return state.passSendTurn()
+            let (result, resumptions) = state.queueEncoded(bytes, reserved: cost)
+            outcome = result
+            return resumptions
         }
         try outcome.get()
         wake()

@@ -25,13 +25,28 @@ struct WebSocketChannelState: Sendable {
     var machine: WebSocketConnectionMachine?
     let options: WebSocketOptions
 
-    /// Frame bytes waiting for the I/O thread, and bytes it took and has not written yet.
+    /// Frame bytes waiting for the I/O thread (messages, our pings and close frames, in order),
+    /// and those of them it took and has not written yet.
     var outbound: [UInt8] = []
-    var inflightBytes = 0
-    /// Whole messages waiting for the reader (a queue read from `inboundHead`).
+    private(set) var inflightBytes = 0
+    /// Bytes of admitted sends still being encoded (``admitSend(cost:)``): counted against
+    /// ``WebSocketOptions/sendBufferSize`` until their frames are queued, so senders running at
+    /// once cannot all pass the limit together.
+    private(set) var reservedOutput = 0
+    /// Pongs answering the peer's pings: a queue of their own, written ahead of ``outbound`` at the
+    /// next frame boundary, and the reply bytes the I/O thread took and has not written yet. Past
+    /// ``WebSocketOptions/sendBufferSize`` of them the I/O thread stops reading (``wantsInput``):
+    /// a peer that pings and never reads is held back by TCP instead of growing this queue.
+    private(set) var replies: [UInt8] = []
+    private(set) var inflightReplyBytes = 0
+    /// What the I/O thread took with ``takeOutput()``: all of it, and the replies at its front.
+    private var takenCount = 0
+    private var takenReplyBytes = 0
+    /// Whole messages waiting for the reader (a queue read from `inboundHead`), and what they cost
+    /// in memory (``cost(of:)``: payload bytes plus ``messageOverhead`` each).
     private var inbound: [WebSocketMessage] = []
     private var inboundHead = 0
-    private(set) var inboundBytes = 0
+    private(set) var inboundCost = 0
     /// Set by the I/O thread when it stopped reading because the reader is behind.
     var readPaused = false
 
@@ -47,6 +62,37 @@ struct WebSocketChannelState: Sendable {
     var nextSendTicket: UInt64 = 0
     var sendTurn: UInt64 = 0
     var turnWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+
+    /// Admits a send whose frame will cost about `cost` bytes: its ticket (the cost reserved until
+    /// ``queueEncoded(_:reserved:)``), `nil` while the output is over
+    /// ``WebSocketOptions/sendBufferSize`` (wait for room), or the error once closed.
+    mutating func admitSend(cost: Int) -> Result<UInt64?, NetworkingError> {
+        guard phase == .open, !isProtocolDone, machine?.state == .open else {
+            return .failure(NetworkingError(.webSocketClosed, "the WebSocket is closed"))
+        }
+        guard bufferedOutput <= options.sendBufferSize else { return .success(nil) }
+        reservedOutput += cost
+        defer { nextSendTicket += 1 }
+        return .success(nextSendTicket)
+    }
+
+    /// Queues an admitted send's encoded frame (`nil`: the sender was cancelled), releases its
+    /// reservation and passes the send turn on. Fails when the connection closed meanwhile.
+    mutating func queueEncoded(_ bytes: [UInt8]?, reserved cost: Int) -> (Result<Void, NetworkingError>, [WebSocketResumption]) {
+        reservedOutput -= cost
+        let outcome: Result<Void, NetworkingError>
+        if let bytes {
+            if phase == .open, !isProtocolDone, machine?.state == .open {
+                outbound += bytes
+                outcome = .success(())
+            } else {
+                outcome = .failure(NetworkingError(.webSocketClosed, "the WebSocket closed while the message was encoded; it was not sent"))
+            }
+        } else {
+            outcome = .failure(NetworkingError(.cancelled, "the task sending on the WebSocket was cancelled"))
+        }
+        return (outcome, passSendTurn() + releaseSenders())
+    }
 
     /// Passes the send turn to the next ticket; the waiter to resume, if it is waiting.
     mutating func passSendTurn() -> [WebSocketResumption] {
@@ -73,13 +119,35 @@ struct WebSocketChannelState: Sendable {
         return nextID
     }
 
-    /// Bytes queued for the socket, taken or not.
-    var bufferedOutput: Int { outbound.count + inflightBytes }
+    /// What one queued message costs beyond its payload bytes: its slot in the queue and the
+    /// header of the storage holding its bytes. A flood of empty messages is bounded by this, not
+    /// by their zero bytes.
+    static let messageOverhead = 128
 
-    /// Whether the I/O thread should read from the socket.
-    /// While closing it reads on regardless (and drops what the full queue cannot take), so the
-    /// peer's close frame is seen.
-    var wantsInput: Bool { end == nil && (inboundBytes < options.receiveBufferSize || closeDeadline != nil || readerDone) }
+    /// Bytes queued for the socket by callers (messages, pings, close), taken or not, and those of
+    /// admitted sends still being encoded. Replies to the peer's pings are not counted here
+    /// (``replyBacklog``): a peer cannot hold the caller's sends up by pinging.
+    var bufferedOutput: Int { outbound.count + inflightBytes + reservedOutput }
+
+    /// Pong bytes queued or taken and not yet written.
+    var replyBacklog: Int { replies.count + inflightReplyBytes }
+
+    /// Messages waiting for the reader.
+    var inboundCount: Int { inbound.count - inboundHead }
+
+    /// Whether anything is queued for the I/O thread to take.
+    var hasOutput: Bool { !outbound.isEmpty || !replies.isEmpty }
+
+    /// Whether the I/O thread should read from the socket: while the reader's queue costs less than
+    /// ``WebSocketOptions/receiveBufferSize`` and the pongs not yet written are under
+    /// ``WebSocketOptions/sendBufferSize``. Otherwise it stops, and TCP holds the peer back.
+    /// While closing it reads on regardless (and drops what the full queue cannot take; no pong is
+    /// queued once our close frame is out), so the peer's close frame is seen.
+    var wantsInput: Bool {
+        guard end == nil else { return false }
+        if closeDeadline != nil || readerDone { return true }
+        return inboundCost < options.receiveBufferSize && replyBacklog < options.sendBufferSize
+    }
 
     /// Whether the I/O thread should close the transport once its output is flushed.
     var isProtocolDone: Bool { end != nil }
@@ -95,11 +163,11 @@ struct WebSocketChannelState: Sendable {
                 if let reader {
                     self.reader = nil
                     resumptions.append { reader.resume(returning: .success(message)) }
-                } else if readerDone || (closeDeadline != nil && inboundBytes >= options.receiveBufferSize) {
+                } else if readerDone || (closeDeadline != nil && inboundCost >= options.receiveBufferSize) {
                     continue // nobody will read it: a cancelled reader, or a full queue while closing
                 } else {
                     inbound.append(message)
-                    inboundBytes += Self.size(of: message)
+                    inboundCost += Self.cost(of: message)
                 }
             case .pong(let payload):
                 guard let index = pings.firstIndex(where: { $0.payload == payload }) else { continue }
@@ -108,6 +176,8 @@ struct WebSocketChannelState: Sendable {
                 pings.removeSubrange(...index)
             case .write(let bytes):
                 outbound += bytes
+            case .reply(let bytes):
+                replies += bytes
             case .peerClosed(let code, let reason):
                 peerCloseCode = code ?? .noStatusReceived
                 peerCloseReason = reason
@@ -151,10 +221,38 @@ struct WebSocketChannelState: Sendable {
         var resumptions = finishProtocol(.failed(error ?? NetworkingError(.transport(.networkConnectionLost), "the WebSocket connection was lost")))
         phase = .finished
         outbound = []
+        replies = []
         inflightBytes = 0
+        inflightReplyBytes = 0
         for closer in closers { resumptions.append { closer.resume() } }
         closers = []
         return resumptions
+    }
+
+    /// Takes everything queued for the socket: the pongs first (a frame boundary: control frames
+    /// may go between messages), then the frames in their order. Senders waiting for room learn it.
+    mutating func takeOutput() -> (bytes: [UInt8], resumptions: [WebSocketResumption]) {
+        var bytes: [UInt8] = []
+        let replyCount = replies.count
+        if replyCount == 0 {
+            swap(&bytes, &outbound)
+        } else {
+            swap(&bytes, &replies)
+            bytes += outbound
+            outbound = []
+        }
+        takenCount = bytes.count
+        takenReplyBytes = replyCount
+        inflightReplyBytes = replyCount
+        inflightBytes = bytes.count - replyCount
+        return (bytes, releaseSenders())
+    }
+
+    /// The I/O thread has written `offset` bytes of what it took last.
+    mutating func wrote(upTo offset: Int) -> [WebSocketResumption] {
+        inflightReplyBytes = max(0, takenReplyBytes - offset)
+        inflightBytes = max(0, takenCount - offset - inflightReplyBytes)
+        return releaseSenders()
     }
 
     /// Resumes senders once the output is below its limit (they then queue their message).
@@ -173,7 +271,7 @@ struct WebSocketChannelState: Sendable {
         if inboundHead < inbound.count {
             let message = inbound[inboundHead]
             inboundHead += 1
-            inboundBytes -= Self.size(of: message)
+            inboundCost -= Self.cost(of: message)
             if inboundHead == inbound.count {
                 inbound.removeAll(keepingCapacity: true)
                 inboundHead = 0
@@ -213,6 +311,10 @@ struct WebSocketChannelState: Sendable {
         closeDeadline = .now + options.closeTimeout
     }
 
+    /// What a queued message costs in memory: its payload bytes and ``messageOverhead``.
+    static func cost(of message: WebSocketMessage) -> Int { size(of: message) + messageOverhead }
+
+    /// A message's payload bytes.
     static func size(of message: WebSocketMessage) -> Int {
         switch message {
         case .text(let text): text.utf8.count

@@ -75,8 +75,11 @@ struct PerMessageDeflateParameters: Sendable, Hashable {
                 guard value == nil else { return .failure(.init("\(key) takes no value")) }
                 if key == "server_no_context_takeover" { result.serverNoContextTakeover = true } else { result.clientNoContextTakeover = true }
             case "server_max_window_bits", "client_max_window_bits":
-                guard let text = value.map({ $0.trimmingQuotes }), let bits = Int(text), (8...15).contains(bits),
-                      text.first != "0", text.allSatisfy(\.isASCII) else {
+                // 1*DIGIT without a leading zero (RFC 7692 §7.1.2): no sign, and checked as text
+                // before it is a number, so no digit string of any length can trap.
+                guard let text = value.map({ $0.trimmingQuotes }), !text.isEmpty, text.first != "0",
+                      text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                      let bits = Int(text), (8...15).contains(bits) else {
                     return .failure(.init("\(key) needs a value from 8 to 15"))
                 }
                 if key == "server_max_window_bits" {

@@ -17,8 +17,12 @@ struct WebSocketConnectionMachine: Sendable {
     enum Event: Sendable, Hashable {
         case message(WebSocketMessage)
         case pong([UInt8])
-        /// Frame bytes to send (a pong, a close echo, our failing close frame).
+        /// Frame bytes to send after everything queued before them (a close echo, our failing
+        /// close frame).
         case write([UInt8])
+        /// A pong answering the peer's ping: may go ahead of queued messages (at a frame
+        /// boundary), and is queued apart so that its cost is bounded on its own.
+        case reply([UInt8])
         /// The peer's close frame: its code (`nil` when it carried none) and reason.
         case peerClosed(code: WebSocketCloseCode?, reason: String)
         /// Both close frames have been exchanged: the TCP connection may be closed.
@@ -129,7 +133,7 @@ struct WebSocketConnectionMachine: Sendable {
     private mutating func handle(_ frame: WebSocketFrame, events: inout [Event]) throws(WebSocketProtocolError) {
         switch frame.opcode {
         case .ping:
-            if state == .open { events.append(.write(WebSocketFrameEncoder.encode(WebSocketFrame(opcode: .pong, payload: frame.payload)))) }
+            if state == .open { events.append(.reply(WebSocketFrameEncoder.encode(WebSocketFrame(opcode: .pong, payload: frame.payload)))) }
         case .pong:
             events.append(.pong(frame.payload))
         case .close:

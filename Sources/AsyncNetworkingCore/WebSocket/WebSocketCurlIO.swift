@@ -63,10 +63,18 @@ enum WebSocketCurlIO {
                 caFile = try configure(easy, request, errorBuffer: buffer.baseAddress!)
                 let code = an_ws_curl_perform(UnsafeMutableRawPointer(easy))
                 guard code == 0 else {
-                    // TLS failures are classified as for HTTP (serverTrustFailed with its reason,
-                    // clientIdentityFailed, clientCertificateRejected); others are transport errors.
+                    let message = String(cString: buffer.baseAddress!)
+                    // Classified as for HTTP: a failure at the proxy (a CONNECT answered 407, a
+                    // proxy that cannot be resolved or reached) is proxyFailed; TLS failures are
+                    // serverTrustFailed with its reason, clientIdentityFailed or
+                    // clientCertificateRejected; others are transport errors.
+                    var connectCode = 0
+                    _ = ancurl_easy_getinfo_long(easy, ANCURLINFO_HTTP_CONNECTCODE, &connectCode)
+                    if let proxyError = CurlProxyFailure.error(code: code, message: message, connectCode: connectCode, proxy: request.proxy, url: request.url) {
+                        throw proxyError
+                    }
                     if request.url.scheme?.lowercased() == "https",
-                       let tlsError = NetworkingError.tls(code: code, message: String(cString: buffer.baseAddress!), host: request.url.host ?? "", policy: request.policy) {
+                       let tlsError = NetworkingError.tls(code: code, message: message, host: request.url.host ?? "", policy: request.policy) {
                         throw tlsError
                     }
                     throw curlError(code, buffer.baseAddress!, connecting: request.url)
@@ -301,7 +309,7 @@ private struct Connection {
                 state.readPaused = !state.wantsInput
                 return (state.isProtocolDone || state.phase == .finished, state.closeDeadline, state.wantsInput)
             }
-            if done, writeOffset == writing.count, channel.state.withLock({ $0.outbound.isEmpty }) { return }
+            if done, writeOffset == writing.count, !channel.state.withLock({ $0.hasOutput }) { return }
             if let deadline, ContinuousClock.now >= deadline {
                 throw NetworkingError(.transport(.timedOut), "the peer did not complete the WebSocket close handshake in time")
             }
@@ -353,10 +361,9 @@ private struct Connection {
             if writeOffset == writing.count {
                 var next: [UInt8] = []
                 channel.update { state in
-                    next = []
-                    swap(&next, &state.outbound)
-                    state.inflightBytes = next.count
-                    return state.releaseSenders()
+                    let (bytes, resumptions) = state.takeOutput()
+                    next = bytes
+                    return resumptions
                 }
                 writing = next
                 writeOffset = 0
@@ -368,11 +375,8 @@ private struct Connection {
             if code == AN_WS_CURLE_AGAIN { return true }
             if code != 0 { throw WebSocketCurlIO.curlError(code, nil, connecting: nil) }
             writeOffset += sent
-            let remaining = writing.count - writeOffset
-            channel.update { state in
-                state.inflightBytes = remaining
-                return state.releaseSenders()
-            }
+            let written = writeOffset
+            channel.update { $0.wrote(upTo: written) }
         }
     }
 }

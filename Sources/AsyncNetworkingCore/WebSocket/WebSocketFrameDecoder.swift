@@ -7,6 +7,10 @@
 /// frames fragmented or longer than 125 bytes (1002), a 64-bit length with its high bit set
 /// (1002) and a payload above ``maximumFramePayload`` (1009). Rules across frames
 /// (fragmentation, RSV1 on continuations) are ``WebSocketConnectionMachine``'s.
+///
+/// No declared length can trap, whatever the limit (`Int.max` included): a frame whose header and
+/// payload together would pass `Int.max` bytes — more than any buffer can hold, such as the legal
+/// 2^63 − 1 — fails with 1009, and every later sum of positions is of bytes actually buffered.
 struct WebSocketFrameDecoder: Sendable {
     /// The largest payload accepted in one frame; a larger declared length fails with 1009.
     var maximumFramePayload: Int
@@ -77,8 +81,12 @@ struct WebSocketFrameDecoder: Sendable {
             if length > 125 { throw .protocolError("a control frame's payload was longer than 125 bytes") }
             if rsv1 { throw .protocolError("RSV1 set on a control frame") }
         }
-        if length > UInt64(maximumFramePayload) {
+        if length > UInt64(max(0, maximumFramePayload)) {
             throw .tooBig("a frame of \(length) bytes is over the limit of \(maximumFramePayload)")
+        }
+        // `headerLength + length` must be an Int: the payload's end is computed from it.
+        if length > UInt64(Int.max - headerLength) {
+            throw .tooBig("a frame of \(length) bytes is larger than any buffer can hold")
         }
         return Header(fin: fin, rsv1: rsv1, opcode: opcode, headerLength: headerLength, payloadLength: Int(length))
     }
@@ -86,8 +94,9 @@ struct WebSocketFrameDecoder: Sendable {
     /// The next whole frame, `nil` when more bytes are needed, or the violation its header shows.
     mutating func next() throws(WebSocketProtocolError) -> WebSocketFrame? {
         guard let header = try header() else { return nil }
-        let available = buffer.count - readIndex
-        guard available >= header.headerLength + header.payloadLength else { return nil }
+        // `header()` returned, so the header's bytes are buffered; compare what is left with the
+        // payload's length (never `headerLength + payloadLength` against the buffer).
+        guard buffer.count - readIndex - header.headerLength >= header.payloadLength else { return nil }
         let start = readIndex + header.headerLength
         let payload = Array(buffer[start..<(start + header.payloadLength)])
         readIndex = start + header.payloadLength

@@ -135,12 +135,16 @@ package struct WebSocketHandshake: Sendable {
         var deflate: PerMessageDeflateParameters?
         if let value = headers["sec-websocket-extensions"] {
             for item in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
-                let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-                guard parts[0].lowercased() == "permessage-deflate", let offer = compression else {
-                    return .failure(.init("the server accepted the extension \(parts[0].prefix(60)), which was not offered", status: status))
+                // The name is what precedes the first `;`: an item such as `;` or `;permessage-deflate`
+                // has none (and names no extension offered); empty parameters are skipped.
+                let parts = item.split(separator: ";", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+                let name = parts.first ?? ""
+                let parameterTexts = parts.dropFirst().filter { !$0.isEmpty }
+                guard name.lowercased() == "permessage-deflate", let offer = compression else {
+                    return .failure(.init("the server accepted the extension \(name.prefix(60)), which was not offered", status: status))
                 }
                 guard deflate == nil else { return .failure(.init("permessage-deflate was accepted twice", status: status)) }
-                let parameters: [(name: String, value: String?)] = parts.dropFirst().map { part in
+                let parameters: [(name: String, value: String?)] = parameterTexts.map { part in
                     guard let equals = part.firstIndex(of: "=") else { return (part, nil) }
                     return (part[..<equals].trimmingCharacters(in: .whitespaces), part[part.index(after: equals)...].trimmingCharacters(in: .whitespaces))
                 }

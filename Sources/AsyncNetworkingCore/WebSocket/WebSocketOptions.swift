@@ -2,18 +2,22 @@
 ///
 /// Memory is bounded by these numbers whatever the peer or the reader does: at most
 /// ``maximumMessageSize`` bytes for the message being received, at most about
-/// ``receiveBufferSize`` bytes of whole messages waiting for the reader (past it the client stops
-/// reading from the socket, so the peer is held back by TCP), and at most about
-/// ``sendBufferSize`` bytes plus one message waiting to be written.
+/// ``receiveBufferSize`` of whole messages waiting for the reader, counted by what they cost
+/// (their bytes plus 128 bytes each: a flood of empty messages fills it too; past it the client
+/// stops reading from the socket, so the peer is held back by TCP), at most about
+/// ``sendBufferSize`` bytes plus one message waiting to be written, and at most about
+/// ``sendBufferSize`` of pongs owed to the peer (past it the client stops reading, so a peer that
+/// pings and never reads is held back by TCP).
 public struct WebSocketOptions: Sendable, Hashable {
     /// The largest message accepted, after reassembly and inflation; a larger one closes the
     /// connection with 1009. Default 16 MiB.
     public var maximumMessageSize: Int
-    /// Bytes of received messages queued for the reader before the client stops reading from the
-    /// socket. Default 4 MiB.
+    /// What received messages queued for the reader may cost before the client stops reading from
+    /// the socket: their bytes plus 128 bytes each. Default 4 MiB.
     public var receiveBufferSize: Int
-    /// Bytes of frames queued for the socket above which ``WebSocket/send(_:)`` suspends until
-    /// they drain. Default 1 MiB.
+    /// Bytes of frames queued for the socket (sends being compressed included) above which
+    /// ``WebSocket/send(_:)`` suspends until they drain; also the bytes of pongs owed to the peer
+    /// above which the client stops reading the socket. Default 1 MiB.
     public var sendBufferSize: Int
     /// `permessage-deflate` to offer, or `nil` (the default) to offer no compression.
     public var compression: WebSocketCompression?

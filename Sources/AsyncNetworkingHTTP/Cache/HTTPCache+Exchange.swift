@@ -26,7 +26,7 @@ extension HTTPCache {
     /// network response the rules allow to store, or a stored one updated by a `304` — and returns
     /// what to store (the proposal, or a changed response or body) or `nil` to store nothing (what
     /// was stored for the request is then removed too). Its answer is kept under the same key;
-    /// `Set-Cookie` and the other fields of ``CacheStoredFields`` are removed from it as from any
+    /// `Set-Cookie` and the other fields a cache never stores are removed from it as from any
     /// response. The caller gets the network response either way. Default `nil`: store as proposed.
     ///
     /// - Throws: what `attempt` throws, unchanged; ``NetworkingError/Kind/transport(_:)``

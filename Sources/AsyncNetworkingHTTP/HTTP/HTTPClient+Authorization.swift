@@ -56,10 +56,9 @@ extension HTTPClient {
         return retry
     }
 
-    /// Whether a `WWW-Authenticate` value offers the Basic scheme (among possibly several).
+    /// Whether a `WWW-Authenticate` value offers the Basic scheme anywhere in its list of
+    /// challenges (RFC 9110 §11.6.1; a "Basic" inside a quoted parameter is not one).
     static func offersBasic(_ challenge: String) -> Bool {
-        challenge.split(separator: ",").contains { item in
-            item.trimmingCharacters(in: .whitespaces).lowercased().split(separator: " ").first == "basic"
-        }
+        AuthenticationChallenge.first("basic", in: AuthenticationChallenge.parse(challenge)) != nil
     }
 }

@@ -30,7 +30,7 @@ extension HTTPClient {
         to destination: DownloadDestination, options: DownloadOptions? = nil
     ) async throws(NetworkingError) -> HTTPResponse<URL> {
         let options = options ?? DownloadOptions(transfer: transferOptions)
-        return try await options.resumingAutomatically { () async throws(NetworkingError) in
+        return try await options.resumingAutomatically { (options) async throws(NetworkingError) in
             try await downloadTask(url, parameters: parameters, headers: headers, to: destination, options: options).response
         }
     }

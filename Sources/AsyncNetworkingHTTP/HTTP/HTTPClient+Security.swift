@@ -21,6 +21,10 @@ extension HTTPClient {
     /// code after this call) starts on it. See ``init(manager:baseURL:requestSerializer:defaultHeaders:)``
     /// for the other parameters.
     ///
+    /// Without `manager`, the client gets a new ``SessionManager`` of its own (default
+    /// configuration), not ``SessionManager/shared``: a policy installed there would hold every
+    /// user of the process to it for that host.
+    ///
     /// - Throws: ``NetworkingError/Kind/pinningRequiresHTTPS`` when the policy pins keys or
     ///   certificates and `baseURL` is missing or not `https`; nothing is installed.
     public init(

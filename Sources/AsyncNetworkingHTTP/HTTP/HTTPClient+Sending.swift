@@ -48,7 +48,9 @@ extension HTTPClient {
     /// the transfer (or a retry's wait) and throws ``NetworkingError/Kind/cancelled``. Adapters and
     /// the authenticator run before each attempt; a `401` Basic challenge to a request without
     /// `Authorization` is answered once with ``credential`` when it is set; failures go to the
-    /// retry policy; monitors see every step.
+    /// retry policy — within ``deadline``, or without one within the request's `timeoutInterval`
+    /// from the call's start (so a timed-out attempt is not retried); monitors see every step.
+    /// An error after anything was sent carries ``NetworkingError/attemptCount``.
     public func send<Serializer: ResponseSerializer>(
         _ request: URLRequest, serializer: Serializer
     ) async throws(NetworkingError) -> HTTPResponse<Serializer.Output> {
@@ -82,17 +84,31 @@ extension HTTPClient {
     /// `progress`, when given, sees the upload and download progress events as they pass.
     ///
     /// With ``TransferOptions/coalescesIdenticalRequests`` (and no `progress`), an identical `GET`
-    /// in flight on the manager is joined; the shared transfer belongs to no call's completion hold.
+    /// in flight on the manager is joined. The shared transfer has a completion hold of its own,
+    /// settled by the first caller that settles its own (``CompletionHold/forward(to:)``), so its
+    /// session event carries what a caller saw; a failed transfer settles it with its error (what
+    /// every caller then gets). It has no deadline: each caller's own deadline ends only its wait
+    /// (``runAttempt(_:attempt:deadline:progress:)``).
     func exchange(
         _ request: URLRequest, progress: ((TransferEvent) -> Void)? = nil
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
         // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
+        let shared = { var shared = self; shared.transferOptions.deadline = nil; return shared }()
         if transferOptions.coalescesIdenticalRequests, progress == nil,
-           let key = CoalescingKey(request, options: transferOptions, door: "client") {
-            let client = self
-            return try await manager.coalescing.exchange.run(key) { () async throws(NetworkingError) in
-                try await client.exchangeOnce(request, progress: nil, hold: nil)
+           let key = await manager.coalescingKey(for: request, options: shared.transferOptions, door: "client") {
+            let (data, response, metrics, sharedHold) = try await manager.coalescing.exchange.run(key) {
+                () async throws(NetworkingError) in
+                let hold = CompletionHold()
+                do throws(NetworkingError) {
+                    let (data, response, metrics) = try await shared.exchangeOnce(request, progress: nil, hold: hold)
+                    return (data, response, metrics, hold)
+                } catch {
+                    hold.settle(error, value: nil)
+                    throw error
+                }
             }
+            if let own = CompletionHold.current { own.forward(to: sharedHold) } else { sharedHold.settle(nil, value: nil) }
+            return (data, response, metrics)
         }
         return try await exchangeOnce(request, progress: progress, hold: CompletionHold.current)
     }

@@ -19,16 +19,18 @@ extension HTTPClient {
     /// that stays silent longer is treated as a dropped connection (so send comments as heartbeats).
     ///
     /// - Parameter configuration: reconnection and limits. Default: ``EventSource/Configuration/default``
-    ///   with this client's ``transferOptions``.
+    ///   with this client's ``transferOptions`` without their ``TransferOptions/deadline`` (a stream
+    ///   that reconnects has no end to bound; ``deadline`` applies to the client's other calls).
     /// - Throws: request building errors (see ``makeRequest(_:_:parameters:headers:)``), at once.
     public func events(
         _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         configuration: EventSource.Configuration? = nil
     ) throws(NetworkingError) -> EventSource {
         let request = try makeRequest(.get, url, parameters: parameters, headers: headers)
+        var options = transferOptions
+        options.deadline = nil
         return EventSource(
-            manager: manager, request: request,
-            configuration: configuration ?? EventSource.Configuration(transferOptions: transferOptions)
+            manager: manager, request: request, configuration: configuration ?? EventSource.Configuration(transferOptions: options)
         )
     }
 }

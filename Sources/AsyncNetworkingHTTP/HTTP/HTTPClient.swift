@@ -7,7 +7,7 @@ import FoundationNetworking
 /// (AFNetworking's `AFHTTPSessionManager`, for async/await).
 ///
 /// ```swift
-/// let client = HTTPClient(manager: manager, baseURL: URL(string: "https://api.example.com/v1"))
+/// let client = HTTPClient(baseURL: URL(string: "https://api.example.com/v1"))   // on SessionManager.shared
 /// let user = try await client.get("users/42", as: User.self)              // GET /v1/users/42
 /// let hits = try await client.get("search", parameters: ["q": "swift"], as: [Hit].self)
 /// let made = try await client.post("users", parameters: .encodable(NewUser(name: "Ada")), as: User.self)
@@ -23,7 +23,8 @@ import FoundationNetworking
 /// on the manager: `await client.manager.setHooks(SessionHooks(redirect: { ... }))`,
 /// `await client.manager.setCredential(credential, forHost: "api.example.com")`.
 public struct HTTPClient: Sendable {
-    /// The manager that runs the transfers. Hooks and credentials are set on it.
+    /// The manager that runs the transfers: ``SessionManager/shared`` unless the client was given
+    /// one. Hooks and credentials are set on it (on the shared manager, for the whole process).
     public let manager: SessionManager
 
     /// Relative paths resolve against this URL (RFC 3986, `..` included); absolute URLs ignore it.
@@ -44,13 +45,42 @@ public struct HTTPClient: Sendable {
     /// ``HTTPHeaders`` keep their order and match names case-insensitively; a dictionary literal works.
     public var defaultHeaders: HTTPHeaders
 
-    /// Each request's timeout in seconds (`URLRequest.timeoutInterval`). Default 60, as AFNetworking.
-    /// Expiry fails with ``NetworkingError/Kind/transport(_:)`` `.timedOut`.
+    /// Each request's idle timeout in seconds (`URLRequest.timeoutInterval`). Default 60, as
+    /// AFNetworking. Expiry fails the attempt with ``NetworkingError/Kind/transport(_:)`` `.timedOut`.
     ///
-    /// It bounds the wait for the next data, not the whole transfer. On Linux, FoundationNetworking
-    /// truncates it to whole seconds and treats 0 as "no timeout", so a fraction is rounded *up*
-    /// here (0.2 becomes 1) rather than silently disabling the timeout.
+    /// It bounds each wait for data, not the whole call: for that, set ``deadline``. On Linux,
+    /// FoundationNetworking truncates it to whole seconds and treats 0 as "no timeout", so a
+    /// fraction is rounded *up* here (0.2 becomes 1) rather than silently disabling the timeout.
+    ///
+    /// **With retries.** The awaiting calls retry by default (``pipeline``'s
+    /// ``DefaultRetryPolicy``), but a timeout you set is the timeout you see: without a
+    /// ``deadline``, retries must start within `timeoutInterval` of the call's start, so a timed-out
+    /// attempt is not retried — `timeoutInterval = 2` against a silent server fails after about
+    /// 2 s, with ``NetworkingError/attemptCount`` 1. Quicker failures (a `503`, a refused
+    /// connection) are still retried inside that window. With a ``deadline``, timeouts too are
+    /// retried until it passes.
     public var timeoutInterval: TimeInterval
+
+    /// The total limit on each call of this client, ``RequestDeadline/after(_:)`` a duration or
+    /// ``RequestDeadline/at(_:)`` an instant; `nil` (the default) for none. It is
+    /// ``transferOptions``' ``TransferOptions/deadline``.
+    ///
+    /// It covers the whole call — connecting, redirects, credential retries, every retry of the
+    /// ``pipeline`` and its wait, reading and decoding the body — for every awaiting call that runs
+    /// the pipeline (the verbs, `request`, ``send(_:serializer:)``, `send` of a ``Request``). The
+    /// calls that are one transfer each — uploads, multipart forms, downloads (an automatic resume
+    /// keeps the same deadline), `task` and `dataTask` handles — get it from when their transfer
+    /// starts (after a multipart body was encoded or a stream spooled). Server-Sent Events
+    /// (``events(_:parameters:headers:configuration:)``) reconnect without end and do not take it.
+    /// When it passes, the call fails with
+    /// ``NetworkingError/Kind/deadlineExceeded`` (the idle ``timeoutInterval`` fails an attempt
+    /// with `.transport(.timedOut)` instead); the error's ``NetworkingError/attemptCount`` says how
+    /// many attempts were made. For one call, use a copy (`var quick = client; quick.deadline =
+    /// .after(.seconds(2))`) or ``Request/deadline(_:)``.
+    public var deadline: RequestDeadline? {
+        get { transferOptions.deadline }
+        set { transferOptions.deadline = newValue }
+    }
 
     /// Each request's cache policy. Default `.useProtocolCachePolicy`. Only ``cache`` reads it
     /// (see <doc:Caching> for each policy); without a cache nothing is cached (URLSession on
@@ -83,7 +113,7 @@ public struct HTTPClient: Sendable {
     public var credential: URLCredential?
 
     /// Adapters, authenticator, retry policy and monitors of every awaiting call: the verbs (`get`,
-    /// `post`, …), ``send(_:serializer:)`` and ``send(_:)-(Request<Value>)`` all run this pipeline.
+    /// `post`, …), ``send(_:serializer:)`` and ``send(_:decoder:progress:)`` all run this pipeline.
     /// Default: no adapters, no authenticator, ``DefaultRetryPolicy`` (idempotent requests on
     /// transient failures, at most 3 attempts), no monitors. ``NoRetryPolicy`` sends once, as
     /// AFNetworking's verbs did. Handle-returning calls (`dataTask`, `task`, streams) do not use it.
@@ -98,13 +128,15 @@ public struct HTTPClient: Sendable {
     /// Creates a client.
     ///
     /// - Parameters:
-    ///   - manager: runs the transfers. Default: a new ``SessionManager`` with its default
-    ///     configuration (invalidated when the last reference to it goes away).
+    ///   - manager: runs the transfers. Default: ``SessionManager/shared``, the process-wide
+    ///     manager (one curl loop thread and one connection pool however many clients use it;
+    ///     never invalidated). Pass a manager of your own for another configuration, a security
+    ///     policy, hooks, credentials, a cookie jar or a shutdown of its own.
     ///   - baseURL: see ``baseURL``. Default `nil`.
     ///   - requestSerializer: see ``requestSerializer``. Default ``URLEncodedRequestSerializer``.
     ///   - defaultHeaders: see ``defaultHeaders``. Default ``HTTPHeaders/standard``.
     public init(
-        manager: SessionManager = SessionManager(),
+        manager: SessionManager = .shared,
         baseURL: URL? = nil,
         requestSerializer: any RequestSerializer = URLEncodedRequestSerializer(),
         defaultHeaders: HTTPHeaders = .standard

@@ -33,28 +33,10 @@ enum CURLDescription {
         Redaction.secretHeaderNames.contains(name.lowercased())
     }
 
-    /// The URL without user and password, its query values and its fragment replaced by `…`
-    /// (the query's names stay).
+    /// The URL without user and password, its query values, bare query components and fragment
+    /// replaced by `…` (the query's names stay): `Redaction.urlKeepingQueryNames(_:)`.
     static func redactedURL(_ url: URL?) -> String {
-        guard let url else { return "(no URL)" }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return Redaction.url(url)
-        }
-        components.user = nil
-        components.password = nil
-        if components.fragment != nil { components.fragment = Redaction.placeholder }
-        let items = components.percentEncodedQueryItems
-        components.percentEncodedQuery = nil
-        guard var text = components.string else { return Redaction.url(url) }
-        if let items {
-            let query = items.map { $0.value == nil ? $0.name : $0.name + "=" + Redaction.placeholder }
-            if let hash = text.firstIndex(of: "#") {
-                text.insert(contentsOf: "?" + query.joined(separator: "&"), at: hash)
-            } else {
-                text += "?" + query.joined(separator: "&")
-            }
-        }
-        return text
+        Redaction.urlKeepingQueryNames(url)
     }
 
     /// Single-quoted for a POSIX shell.

@@ -17,8 +17,19 @@ import FoundationNetworking
 ///    ``honorsRetryAfter`` and present, else a random duration between zero and
 ///    `min(maxDelay, baseDelay × 2^(attempts − 1))` ("full jitter") — is at most ``maxDelay``
 ///    (a longer `Retry-After` is not waited for: the failure is returned) and ends before the
-///    ``deadline``;
+///    ``deadline`` and the call's retry limit (``RetryContext/deadline``);
 /// 5. the ``budget`` (when there is one) has a token left.
+///
+/// **Timeouts.** A timed-out attempt (``NetworkingError/Kind/transport(_:)`` `.timedOut`) is in
+/// ``retryableTransportErrors``, but it is retried only within a total deadline the caller set
+/// (``HTTPClient/deadline``, ``Request/deadline(_:)``, or this policy's ``deadline``). Without
+/// one, the request's `timeoutInterval` is the window retries must start in, counted from the
+/// call's start: the timeout already used it, so a client with `timeoutInterval = 2` facing a
+/// silent server fails after one timeout (about 2 s, ``NetworkingError/attemptCount`` 1), not
+/// three — what URLSession, AFNetworking and AsyncHTTPClient (which do not retry) and Alamofire
+/// (which retries only with a policy you add) users expect of a timeout they set. Quick failures
+/// (a `503`, a refused connection) are retried while the window lasts; the final error says how
+/// many attempts were made.
 public struct DefaultRetryPolicy: RetryPolicy {
     /// The most attempts, the first included. Default 3.
     public var maxAttempts: Int
@@ -101,7 +112,8 @@ public struct DefaultRetryPolicy: RetryPolicy {
         } else {
             delay = backoff(afterAttempt: failure.attemptCount, using: &generator)
         }
-        if let deadline, failure.failedAt + delay >= failure.startedAt + deadline { return .doNotRetry }
+        if let deadline, failure.failedAt + delay >= failure.startedAt + min(deadline, SafeTime.ceiling) { return .doNotRetry }
+        if let limit = failure.deadline, failure.failedAt + delay >= limit { return .doNotRetry }
         return .retry(after: delay)
     }
 

@@ -138,7 +138,7 @@ struct HAREntryBuilder {
         let harRequest = HARRequest(
             method: request.httpMethod ?? "GET", url: url(request.url), httpVersion: version,
             headers: requestHeaders.map { header($0.key, $0.value) }, queryString: query(request.url),
-            bodySize: metrics?.bytesSent ?? Int64(request.httpBody?.count ?? 0)
+            bodySize: Self.requestBodySize(request, metrics: metrics)
         )
         var responseHeaders: [HARNameValue] = []
         if let response {
@@ -152,7 +152,8 @@ struct HAREntryBuilder {
             statusText: response.map { HTTPURLResponse.localizedString(forStatusCode: $0.statusCode) } ?? "",
             httpVersion: response == nil ? "" : version, headers: responseHeaders,
             content: .init(size: received, mimeType: response?.mimeType ?? response?.value(forHTTPHeaderField: "Content-Type") ?? ""),
-            redirectURL: redirectURL.map { url($0) } ?? "", bodySize: response == nil ? -1 : received
+            redirectURL: redirectURL.map { url($0) } ?? "",
+            bodySize: redirectURL == nil ? Self.responseBodySize(response, received: received, metrics: metrics) : -1
         )
         let connection = redirectURL == nil ? metrics?.connection : nil
         return HAREntry(
@@ -162,6 +163,28 @@ struct HAREntryBuilder {
             serverIPAddress: connection?.remoteAddress, connection: connection?.connectionIdentifier,
             _error: error.map { String(describing: $0) }
         )
+    }
+
+    /// HAR 1.2's `request.bodySize`: the body bytes sent (the transfer's count), else the length
+    /// of an `httpBody`, `0` without a body, `-1` when unknown (a body stream never sent).
+    static func requestBodySize(_ request: URLRequest, metrics: TransferMetrics?) -> Int64 {
+        if let sent = metrics?.bytesSent { return sent }
+        if let body = request.httpBody { return Int64(body.count) }
+        return request.httpBodyStream == nil ? 0 : -1
+    }
+
+    /// HAR 1.2's `response.bodySize`: the body as it came off the wire — what curl counted before
+    /// decoding a content coding; the decoded length when the response has no content coding (the
+    /// same bytes); `0` for a response served from a cache; `-1` when unknown (no response, or a
+    /// coded body decoded below the library, as URLSession does).
+    static func responseBodySize(_ response: HTTPURLResponse?, received: Int64, metrics: TransferMetrics?) -> Int64 {
+        guard let response else { return -1 }
+        if let outcome = metrics?.cacheOutcome, outcome != .network { return 0 } // HAR: 0 for a cached response
+        if let wire = metrics?.connection?.bodyBytesReceived { return wire }
+        let codings = (response.value(forHTTPHeaderField: "Content-Encoding") ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty && $0 != "identity" }
+        return codings.isEmpty ? received : -1
     }
 
     /// Credential fields become `<redacted>`; URL-valued fields (`Location`, `Content-Location`)
@@ -181,6 +204,10 @@ struct HAREntryBuilder {
 
     private func query(_ url: URL?) -> [HARNameValue] {
         guard let url, let items = URLComponents(url: url, resolvingAgainstBaseURL: true)?.queryItems else { return [] }
-        return items.map { HARNameValue(name: $0.name, value: showsSecrets ? ($0.value ?? "") : Redaction.placeholder) }
+        return items.map { item in
+            if showsSecrets { return HARNameValue(name: item.name, value: item.value ?? "") }
+            let (name, value) = Redaction.queryComponent(name: item.name, value: item.value)
+            return HARNameValue(name: name, value: value)
+        }
     }
 }

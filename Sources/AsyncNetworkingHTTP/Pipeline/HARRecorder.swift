@@ -25,7 +25,7 @@ import FoundationNetworking
 /// try har.write(to: URL(fileURLWithPath: "run.har"))
 /// ```
 ///
-/// Thread safety: its state is behind a lock (``SanitizedMutex``); any task may feed or read it.
+/// Thread safety: its state is behind a lock; any task may feed or read it.
 public final class HARRecorder: EventMonitor, Sendable {
     /// Prints credential header values and query values as they are. Default `false`.
     public let showsSecrets: Bool

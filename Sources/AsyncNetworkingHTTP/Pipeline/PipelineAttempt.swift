@@ -15,34 +15,24 @@ public enum RequestProgress: Sendable {
 typealias AttemptResult = Result<(data: Data, response: HTTPURLResponse, metrics: TransferMetrics), NetworkingError>
 
 /// One attempt: ``HTTPClient/exchange(_:)`` (the single-attempt primitive), with progress
-/// reported and an overall deadline enforced around it.
+/// reported and the call's deadline enforced around it.
 extension HTTPClient {
     /// Runs one attempt; never throws (the failure is the result). With a `deadline`, an attempt
-    /// still running then is cancelled and fails with `.transport(.timedOut)`.
+    /// still running then is cancelled and fails with ``NetworkingError/Kind/deadlineExceeded``
+    /// (its transfer carries the deadline too, so it ends with that error on the manager's side;
+    /// a coalesced wait, whose shared transfer has no deadline, is ended here).
     func runAttempt(
         _ request: URLRequest, attempt: Int, deadline: ContinuousClock.Instant?,
         progress: (@Sendable (RequestProgress) -> Void)?
     ) async -> AttemptResult {
-        guard let deadline else { return await attemptOnce(request, attempt: attempt, progress: progress) }
-        return await withTaskGroup(of: AttemptResult?.self) { group in
-            group.addTask { await self.attemptOnce(request, attempt: attempt, progress: progress) }
-            group.addTask {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                return nil
+        do throws(NetworkingError) {
+            let answer = try await DeadlineRace.run(until: deadline, phrase: "the call's", request: request) {
+                () async throws(NetworkingError) in
+                try await self.attemptOnce(request, attempt: attempt, progress: progress).get()
             }
-            if case .some(.some(let result)) = await group.next() {
-                group.cancelAll()
-                return result
-            }
-            // The deadline passed, or the caller cancelled (which ends the sleep too).
-            group.cancelAll()
-            var finished: AttemptResult?
-            while let next = await group.next() { if let next { finished = next } }
-            if case .success = finished { return finished! }
-            if Task.isCancelled, let finished { return finished }
-            return .failure(NetworkingError(
-                .transport(.timedOut), "the request's overall deadline passed during attempt \(attempt)", request: request
-            ))
+            return .success(answer)
+        } catch {
+            return .failure(error)
         }
     }
 

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// A client's request pipeline: what runs around each attempt of a ``Request`` sent with
-/// ``HTTPClient/send(_:)-(Request<Value>)`` — adapters, credential, retries and monitors.
+/// ``HTTPClient/send(_:decoder:progress:)`` — adapters, credential, retries and monitors.
 ///
 /// It lives in ``HTTPClient/pipeline``; copies of a client share what its members hold by
 /// reference (a ``RetryBudget``, an ``AuthenticationInterceptor``), so a per-call copy with

@@ -8,13 +8,14 @@ extension HTTPClient {
     /// What turns an attempt's body into the value: the serializer, given the request as sent.
     typealias Serialize<Output> = (Data, HTTPURLResponse, URLRequest) throws(NetworkingError) -> Output
 
-    /// The pipeline for a ``Request``: its own transfer options, redirect policy and hooks.
+    /// The pipeline for a ``Request``: its own transfer options, deadline, redirect policy and hooks.
     func runPipeline<Value, Output: Sendable>(
         _ request: Request<Value>, progress: (@Sendable (RequestProgress) -> Void)?,
         serialize: Serialize<Output>
     ) async throws(NetworkingError) -> HTTPResponse<Output> {
         var client = self
         client.transferOptions = request.transferOptions ?? transferOptions
+        if let deadline = request.deadline { client.transferOptions.deadline = deadline }
         if request.redirectPolicy != .follow { client.transferOptions.redirectPolicy = request.redirectPolicy }
         return try await client.runPipeline(
             building: { () throws(NetworkingError) in try self.urlRequest(for: request) },
@@ -26,6 +27,16 @@ extension HTTPClient {
     /// credential check (the authenticator's renewal, or ``credential`` answering a Basic `401`
     /// once) → pre-process, validate, serialize → on failure the retry policy. Every awaiting call
     /// of the client runs here: the verbs, ``send(_:serializer:)`` and ``send(_:serializer:progress:)``.
+    ///
+    /// **Limits (one place for every awaiting call).** A limit the caller sets is the limit the
+    /// caller sees. The call's deadline (``deadline``, or the retry policy's
+    /// ``RetryPolicy/deadline``, the earlier) bounds everything: adapting, each attempt (its
+    /// transfer carries it), a credential renewal, the waits between retries; a retry starts only
+    /// before it. Without a deadline the request's idle timeout (`timeoutInterval`) is the window
+    /// retries must start in, counted from the call's start: an attempt that timed out is never
+    /// retried (its timeout used the window), and the caller sees one timeout, not three. The
+    /// final error carries ``NetworkingError/attemptCount``; each attempt's completion event
+    /// (``CompletionHold``) carries its outcome, the last one the caller's error.
     func runPipeline<Output: Sendable>(
         building build: () throws(NetworkingError) -> URLRequest, hooks: RequestHooks,
         progress: (@Sendable (RequestProgress) -> Void)?, serialize: Serialize<Output>
@@ -33,18 +44,25 @@ extension HTTPClient {
         let id = RequestID.next()
         let monitors = pipeline.monitors
         func emit(_ event: RequestEvent) { for monitor in monitors { monitor.receive(event) } }
+        let policy = hooks.retryPolicy ?? pipeline.retryPolicy
+        let startedAt = ContinuousClock.now
+        let limits = PipelineLimits(options: transferOptions, policy: policy, startedAt: startedAt)
         var attempt = 0
-        func fail(_ error: NetworkingError, metrics: TransferMetrics? = nil) -> NetworkingError {
-            emit(.completed(id, attempts: attempt, .failure(error), metrics))
-            return error
+        /// The call's end: the error (counted, with the deadline named) settles the last attempt's
+        /// hold, and is reported to the monitors.
+        func fail(_ error: NetworkingError, metrics: TransferMetrics? = nil, hold: CompletionHold? = nil) -> NetworkingError {
+            let final = limits.finalError(error, attempts: attempt)
+            hold?.settle(final, value: nil)
+            emit(.completed(id, attempts: attempt, .failure(final), metrics))
+            return final
         }
 
         let original: URLRequest
         do { original = try build() } catch { throw fail(error) }
-        let policy = hooks.retryPolicy ?? pipeline.retryPolicy
-        let client = self
-        let startedAt = ContinuousClock.now
-        let deadline = policy.deadline.map { startedAt + $0 }
+        if let passed = limits.passedBeforeStart(original) { throw fail(passed) }
+        let retryLimit = limits.retryLimit(timeoutInterval: original.timeoutInterval)
+        var client = self
+        client.transferOptions.deadline = limits.deadline.map(RequestDeadline.at)
         var renewedCredential = false
         /// The Basic credential (``credential``) answering a 401 once: added to every later attempt.
         var basicAnswer: URLRequest?
@@ -54,8 +72,11 @@ extension HTTPClient {
             if Task.isCancelled { throw fail(NetworkingError(.cancelled, "the request was cancelled", request: original)) }
             let context = AdapterContext(requestID: id, attempt: attempt, originalRequest: original)
             let sent: URLRequest
-            do {
-                sent = try await adapt(original, context: context, hooks: hooks).answering(with: basicAnswer)
+            do throws(NetworkingError) {
+                let (answer, adapting) = (basicAnswer, client)
+                sent = try await limits.race(original) { () async throws(NetworkingError) in
+                    try await adapting.adapt(original, context: context, hooks: hooks).answering(with: answer)
+                }
             } catch { throw fail(error) }
             emit(.adapted(id, attempt: attempt, sent))
             emit(.started(id, attempt: attempt, sent))
@@ -64,17 +85,16 @@ extension HTTPClient {
             var failureMetrics: TransferMetrics?
             // Each attempt's completion event waits for this attempt's outcome (HTTPClient+Outcome).
             let hold = CompletionHold()
-            let result: AttemptResult = await CompletionHold.$current.withValue(hold) { () async -> AttemptResult in
+            let (attemptNumber, attemptClient, deadline) = (attempt, client, limits.deadline)
+            let result = await CompletionHold.$current.withValue(hold) { () async -> AttemptResult in
                 if let wrapper = pipeline.attemptWrapper {
-                    let (attemptNumber, attemptClient) = (attempt, client)
                     return await wrapper(sent) { request in
                         await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress)
                     }
                 } else if let cache {
                     // The HTTP cache wraps each attempt: a fresh hit never reaches the network, a stale
                     // entry is revalidated on every attempt, a 503 still goes to the retry policy.
-                    let (attemptNumber, attemptClient) = (attempt, client)
-                    let willStore = await client.manager.hooks.cache
+                    let willStore = await attemptClient.manager.hooks.cache
                     do throws(NetworkingError) {
                         let answer = try await cache.exchange(sent, willStore: willStore) { request throws(NetworkingError) in
                             try await attemptClient.runAttempt(request, attempt: attemptNumber, deadline: deadline, progress: progress).get()
@@ -84,12 +104,11 @@ extension HTTPClient {
                         return .failure(error)
                     }
                 } else {
-                    return await client.runAttempt(sent, attempt: attempt, deadline: deadline, progress: progress)
+                    return await attemptClient.runAttempt(sent, attempt: attemptNumber, deadline: deadline, progress: progress)
                 }
             }
             switch result {
             case .failure(let error):
-                hold.settle(error, value: nil)
                 emit(.attemptFailed(id, attempt: attempt, error))
                 failure = error
             case .success(let (data, response, metrics)):
@@ -105,10 +124,14 @@ extension HTTPClient {
                 if !renewedCredential, let authenticator = pipeline.authenticator,
                    RedirectRules.isSameOrigin(sent.url, response.url ?? sent.url) {
                     let retry: Bool
-                    do { retry = try await authenticator.shouldRetry(sent, response: response) } catch {
-                        let failed = error.adding(request: sent)
-                        hold.settle(failed, value: nil)
-                        throw fail(failed, metrics: metrics)
+                    do throws(NetworkingError) {
+                        retry = try await limits.race(sent) { () async throws(NetworkingError) in
+                            do throws(NetworkingError) { return try await authenticator.shouldRetry(sent, response: response) } catch {
+                                throw error.adding(request: sent)
+                            }
+                        }
+                    } catch {
+                        throw fail(error, metrics: metrics, hold: hold)
                     }
                     if retry {
                         renewedCredential = true
@@ -134,26 +157,30 @@ extension HTTPClient {
                     emit(.completed(id, attempts: attempt, .success(response), metrics))
                     return HTTPResponse(value: value, response: response, data: data, request: sent, metrics: metrics)
                 } catch {
-                    hold.settle(error, value: nil)
                     failure = error
                     failureMetrics = metrics
                 }
             }
 
-            // A cancelled attempt's error (with the response a hook cancelled, if any) is the result.
-            if failure.kind == .cancelled { throw fail(failure, metrics: failureMetrics) }
+            // A cancelled attempt's error (with the response a hook cancelled, if any), or the
+            // deadline's, is the result.
+            if failure.kind == .cancelled || failure.kind == .deadlineExceeded {
+                throw fail(failure, metrics: failureMetrics, hold: hold)
+            }
             if Task.isCancelled {
                 throw fail(NetworkingError(.cancelled, "the request was cancelled", request: sent, underlyingError: failure),
-                           metrics: failureMetrics)
+                           metrics: failureMetrics, hold: hold)
             }
-            if let deadline, ContinuousClock.now >= deadline { throw fail(failure, metrics: failureMetrics) }
+            if let retryLimit, ContinuousClock.now >= retryLimit { throw fail(failure, metrics: failureMetrics, hold: hold) }
             let retryContext = RetryContext(
                 request: sent, error: failure, attemptCount: attempt, startedAt: startedAt,
-                isBodyReplayable: sent.httpBodyStream == nil
+                isBodyReplayable: sent.httpBodyStream == nil, deadline: retryLimit
             )
-            guard case .retry(let delay) = await policy.decide(retryContext) else {
-                throw fail(failure, metrics: failureMetrics)
+            guard case .retry(let delay) = await policy.decide(retryContext),
+                  retryLimit.map({ ContinuousClock.now.advanced(by: delay) < $0 }) ?? true else {
+                throw fail(failure, metrics: failureMetrics, hold: hold)
             }
+            hold.settle(failure, value: nil)
             emit(.retryScheduled(id, attempt: attempt, delay: delay, reason: failure))
             do {
                 if delay > .zero { try await Task.sleep(for: delay) }

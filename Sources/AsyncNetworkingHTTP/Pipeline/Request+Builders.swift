@@ -120,9 +120,16 @@ extension Request {
         copying { if let value { $0.headers.update(name: name, value: value) } else { $0.headers.remove(name: name) } }
     }
 
-    /// A copy with this timeout in seconds (see ``HTTPClient/timeoutInterval``).
+    /// A copy with this idle timeout in seconds (see ``HTTPClient/timeoutInterval``: without a
+    /// ``deadline(_:)``, retries must start within it, so a timed-out attempt is not retried).
     public func timeout(_ seconds: TimeInterval) -> Request {
         copying { $0.timeoutInterval = seconds }
+    }
+
+    /// A copy with this total deadline (``deadline``): `.deadline(.after(.seconds(5)))`, or
+    /// `.deadline(.at(instant))` to pass on a deadline the caller was given.
+    public func deadline(_ deadline: RequestDeadline) -> Request {
+        copying { $0.deadline = deadline }
     }
 
     /// A copy with these transfer options.

@@ -5,7 +5,7 @@ import FoundationNetworking
 
 /// A request as a plain value, typed by the value its response decodes to (Get's `Request<Response>`).
 ///
-/// Build one with the static helpers and send it with ``HTTPClient/send(_:)-(Request<Value>)``:
+/// Build one with the static helpers and send it with ``HTTPClient/send(_:decoder:progress:)``:
 ///
 /// ```swift
 /// let user = try await client.send(.get("users/42", as: User.self)).value
@@ -30,8 +30,12 @@ public struct Request<Value>: Sendable, Hashable, CustomStringConvertible {
     public var headers: HTTPHeaders
     /// The body. Default ``RequestBody/none``.
     public var body: RequestBody
-    /// This request's timeout in seconds, or `nil` for the client's ``HTTPClient/timeoutInterval``.
+    /// This request's idle timeout in seconds, or `nil` for the client's
+    /// ``HTTPClient/timeoutInterval`` (which says how it bounds retries).
     public var timeoutInterval: TimeInterval?
+    /// This request's total deadline, or `nil` for the one in its ``transferOptions`` or the
+    /// client's ``HTTPClient/deadline``. See ``RequestDeadline``.
+    public var deadline: RequestDeadline?
     /// This request's transfer options, or `nil` for the client's ``HTTPClient/transferOptions``.
     public var transferOptions: TransferOptions?
     /// How this request follows redirects. Default ``RedirectPolicy/follow``.
@@ -51,6 +55,7 @@ public struct Request<Value>: Sendable, Hashable, CustomStringConvertible {
         self.headers = headers
         self.body = body
         self.timeoutInterval = nil
+        self.deadline = nil
         self.transferOptions = nil
         self.redirectPolicy = .follow
         self.hooks = RequestHooks()
@@ -60,7 +65,7 @@ public struct Request<Value>: Sendable, Hashable, CustomStringConvertible {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.method == rhs.method && lhs.target == rhs.target && lhs.query == rhs.query
             && lhs.headers == rhs.headers && lhs.body == rhs.body && lhs.timeoutInterval == rhs.timeoutInterval
-            && lhs.transferOptions == rhs.transferOptions && lhs.redirectPolicy == rhs.redirectPolicy
+            && lhs.deadline == rhs.deadline && lhs.transferOptions == rhs.transferOptions && lhs.redirectPolicy == rhs.redirectPolicy
     }
 
     /// Hashes what ``==`` compares.
@@ -71,17 +76,21 @@ public struct Request<Value>: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(headers)
         hasher.combine(body)
         hasher.combine(timeoutInterval)
+        hasher.combine(deadline)
         hasher.combine(transferOptions)
         hasher.combine(redirectPolicy)
     }
 
-    /// `METHOD target`, with query values replaced by `…` (safe to log).
+    /// `METHOD target`, with query values and bare query components replaced by `…` (safe to log).
     public var description: String {
         let target: String = switch self.target {
         case .path(let path): Redaction.urlString(path)
         case .url(let url): CURLDescription.redactedURL(url)
         }
-        let names = query.map { $0.value == nil ? $0.name : $0.name + "=" + Redaction.placeholder }
+        let names = query.map { item in
+            let (name, value) = Redaction.queryComponent(name: item.name, value: item.value)
+            return value.isEmpty ? name : name + "=" + value
+        }
         let separator = target.contains("?") ? "&" : "?"
         return "\(method.rawValue) \(target)" + (names.isEmpty ? "" : separator + names.joined(separator: "&"))
     }
@@ -90,6 +99,7 @@ public struct Request<Value>: Sendable, Hashable, CustomStringConvertible {
     public func decoding<Other>(as type: Other.Type) -> Request<Other> {
         var other = Request<Other>(method, target, query: query, headers: headers, body: body)
         other.timeoutInterval = timeoutInterval
+        other.deadline = deadline
         other.transferOptions = transferOptions
         other.redirectPolicy = redirectPolicy
         other.hooks = hooks

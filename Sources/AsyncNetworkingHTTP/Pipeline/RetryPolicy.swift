@@ -6,18 +6,22 @@ import FoundationNetworking
 /// Decides, after a failed attempt, whether to try again and when (Alamofire's `RequestRetrier`).
 ///
 /// The pipeline asks after every failure — a transport error, or a response refused by
-/// validation or decoding — except cancellation, adaptation failures and an expired
-/// ``deadline``. It then sleeps the delay on the caller's task (cancelling the task ends the
-/// sleep at once with ``NetworkingError/Kind/cancelled``) and sends the request again, adapted
-/// anew. ``DefaultRetryPolicy`` is the usual choice; ``NoRetryPolicy`` turns retries off.
+/// validation or decoding — except cancellation, adaptation failures, a passed deadline, and a
+/// failure after the call's retry limit (``RetryContext/deadline``). It then sleeps the delay on
+/// the caller's task (cancelling the task ends the sleep at once with
+/// ``NetworkingError/Kind/cancelled``) and sends the request again, adapted anew. Whatever the
+/// policy answers, a retry that would start after ``RetryContext/deadline`` is not made: the
+/// failure is returned. ``DefaultRetryPolicy`` is the usual choice; ``NoRetryPolicy`` turns
+/// retries off.
 public protocol RetryPolicy: Sendable {
     /// Whether and when to retry after `failure`. May suspend (to consult something shared).
     func decide(_ failure: RetryContext) async -> RetryDecision
 
     /// The overall deadline of a request, from the start of its first attempt, spanning every
     /// attempt and wait: an attempt still running then is cancelled and the request fails with
-    /// ``NetworkingError/Kind/transport(_:)`` `.timedOut`; a retry that would start after it is
-    /// not made. `nil` (the default implementation) for none.
+    /// ``NetworkingError/Kind/deadlineExceeded``; a retry that would start after it is not made.
+    /// `nil` (the default implementation) for none. The client's own ``HTTPClient/deadline`` (or a
+    /// request's ``Request/deadline(_:)``) does the same; the earlier of the two applies.
     var deadline: Duration? { get }
 
     /// Called once when a request succeeds (to refill a ``RetryBudget``). The default does nothing.
@@ -56,13 +60,20 @@ public struct RetryContext: Sendable {
     /// Whether the body can be sent again: `true` without a body or with a body held in memory,
     /// `false` for a one-shot stream.
     public let isBodyReplayable: Bool
+    /// The latest instant a retry may start at, `nil` for no limit: the call's deadline
+    /// (``HTTPClient/deadline``, ``Request/deadline(_:)``, ``RetryPolicy/deadline``), or without
+    /// one the request's idle timeout (`timeoutInterval`) after the call's start — so a timed-out
+    /// attempt is not retried unless a deadline was given. The pipeline never starts a retry
+    /// after it, whatever the policy answers.
+    public let deadline: ContinuousClock.Instant?
 
     /// Creates a context (the pipeline makes these; public for testing a policy).
     public init(
         request: URLRequest, error: NetworkingError, attemptCount: Int,
         startedAt: ContinuousClock.Instant, failedAt: ContinuousClock.Instant = .now,
-        failedAtDate: Date = Date(), isBodyReplayable: Bool = true
+        failedAtDate: Date = Date(), isBodyReplayable: Bool = true, deadline: ContinuousClock.Instant? = nil
     ) {
+        self.deadline = deadline
         self.request = request
         self.error = error
         self.attemptCount = attemptCount

@@ -31,6 +31,11 @@ public struct ConnectionMetrics: Sendable, Hashable {
     /// The local port of the connection (`CURLINFO_LOCAL_PORT`): the port the server sees the
     /// request come from. `nil` when no connection was made.
     public var localPort: Int? = nil
+    /// The response body's bytes as they came off the connection: after a transfer coding
+    /// (`chunked`) is removed, before a content coding (`Content-Encoding: gzip`, …) is decoded
+    /// (`CURLINFO_SIZE_DOWNLOAD_T`). `nil` when the transport does not count them (URLSession
+    /// decodes below the library and reports no count).
+    public var bodyBytesReceived: Int64? = nil
 
     /// Which connection carried the attempt: `local-address:port>remote-address:port` (IPv6
     /// addresses in brackets), from the connection's address tuple — libcurl 7.88 has no

@@ -18,7 +18,7 @@ import Foundation
 /// - A ``ProxyServer/Kind/socks5`` proxy (`socks5h`: the proxy resolves the host name) tunnels both.
 /// - Proxy credentials go to the proxy only (`Proxy-Authorization` on the proxy's hop, or the SOCKS5
 ///   user/password exchange): they are not request headers, so no origin ever sees them, and the
-///   Session layer's redirect and credential rules (``CredentialScope``) are unchanged.
+///   Session layer's redirect and credential rules are unchanged.
 public struct ProxyConfiguration: Sendable, Hashable {
     /// Where the configuration comes from.
     public enum Mode: Sendable, Hashable {
@@ -44,6 +44,15 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// matches itself and its subdomains (`example.com` and `.example.com` both match
     /// `api.example.com`), an IP address matches itself, `*` matches every host. Case-insensitive.
     public var exclusions: [String]
+    /// What ``fromEnvironment(_:)`` could not use, by URL scheme (`"http"`, `"https"`): the name
+    /// of the environment variable whose value names no proxy this library can speak — it does not
+    /// parse as a proxy URL (curl refuses it too: "Unsupported proxy syntax"), or it names an
+    /// `https://` (TLS to the proxy), SOCKS4 or other proxy. A request of that scheme fails with
+    /// ``NetworkingError/Kind/proxyUnsupported`` naming the variable (``refusal(for:)``) — never
+    /// sent directly, since the environment made a proxy mandatory — unless its host is excluded
+    /// or you set the scheme's proxy (``httpProxy``, ``httpsProxy``) yourself. Empty for every other
+    /// configuration.
+    public var unusableEnvironmentProxies: [String: String] = [:]
 
     /// Creates an explicit configuration: each scheme through its own proxy (`nil`: direct).
     public init(httpProxy: ProxyServer?, httpsProxy: ProxyServer?, exclusions: [String] = []) {
@@ -74,19 +83,50 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// An explicit configuration made from `environment` with curl's rules: `http://` URLs use
     /// `http_proxy` (lowercase only: curl ignores `HTTP_PROXY`, which a CGI request can set),
     /// `https://` URLs use `https_proxy` or `HTTPS_PROXY`; either falls back to `all_proxy` or
-    /// `ALL_PROXY`; `no_proxy` or `NO_PROXY` gives the exclusions (lowercase wins over uppercase).
-    /// A value without a scheme is an HTTP proxy; `socks5h://` and `socks5://` are SOCKS5; other
-    /// schemes and unparsable values are ignored.
+    /// `ALL_PROXY`; `no_proxy` or `NO_PROXY` gives the exclusions (lowercase wins over uppercase);
+    /// an empty value is unset. A value without a scheme is an HTTP proxy; `socks5h://` and
+    /// `socks5://` are SOCKS5.
+    ///
+    /// A value that is set but names no proxy this library can use — unparsable (curl fails such
+    /// a request too), or an `https://`, SOCKS4 or other proxy — is not dropped: the scheme is
+    /// listed in ``unusableEnvironmentProxies`` with the variable's name, and its requests fail
+    /// with ``NetworkingError/Kind/proxyUnsupported`` rather than go direct (as curl fails closed).
+    /// The variable that is set decides: an unusable `http_proxy` is not replaced by `all_proxy`.
+    /// (``environment`` leaves the variables to libcurl, which reads them itself.)
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> ProxyConfiguration {
-        func value(_ names: String...) -> String? {
-            names.lazy.compactMap { environment[$0] }.first { !$0.isEmpty }
+        func variable(_ names: String...) -> String? {
+            names.first { environment[$0].map { !$0.isEmpty } ?? false }
         }
-        let all = value("all_proxy", "ALL_PROXY").flatMap(ProxyServer.init(url:))
-        let http = value("http_proxy").flatMap(ProxyServer.init(url:)) ?? all
-        let https = value("https_proxy", "HTTPS_PROXY").flatMap(ProxyServer.init(url:)) ?? all
-        let exclusions = (value("no_proxy", "NO_PROXY") ?? "")
+        let all = variable("all_proxy", "ALL_PROXY")
+        var configuration = ProxyConfiguration(httpProxy: nil, httpsProxy: nil)
+        for scheme in ["http", "https"] {
+            let names = scheme == "http" ? variable("http_proxy") : variable("https_proxy", "HTTPS_PROXY")
+            guard let name = names ?? all, let value = environment[name] else { continue }
+            guard let server = ProxyServer(url: value) else {
+                configuration.unusableEnvironmentProxies[scheme] = name
+                continue
+            }
+            if scheme == "http" { configuration.httpProxy = server } else { configuration.httpsProxy = server }
+        }
+        configuration.exclusions = (variable("no_proxy", "NO_PROXY").flatMap { environment[$0] } ?? "")
             .split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
-        return ProxyConfiguration(httpProxy: http, httpsProxy: https, exclusions: exclusions)
+        return configuration
+    }
+
+    /// Why a request for `url` must not be sent at all: its scheme's proxy came from an environment
+    /// variable this library could not use (``unusableEnvironmentProxies``), its host is not
+    /// excluded, and no proxy was set for the scheme since. The error is
+    /// ``NetworkingError/Kind/proxyUnsupported`` and names the variable, never its value (which may
+    /// hold a password). `nil` when the request may go (through its proxy, or directly).
+    public func refusal(for url: URL) -> NetworkingError? {
+        guard mode == .explicit, let scheme = url.scheme?.lowercased(), let name = unusableEnvironmentProxies[scheme],
+              let host = url.host?.lowercased() else { return nil }
+        let server = scheme == "http" ? httpProxy : httpsProxy
+        guard server == nil, !isExcluded(host) else { return nil }
+        return NetworkingError(
+            .proxyUnsupported,
+            "the environment variable \(name) names no proxy this library can use (it does not parse as a proxy URL, or it names an https://, SOCKS4 or other proxy): \(scheme) requests are refused rather than sent directly; fix \(name)"
+        )
     }
 
     /// The proxy an explicit configuration uses for `url`: by scheme, `nil` for an excluded host
@@ -171,11 +211,13 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
 
     /// A proxy from a URL as the environment gives it: `host:port`, `http://[user:password@]host[:port]`
     /// (port 1080 when absent, as curl), `socks5h://…` or `socks5://…`. `nil` for other schemes
-    /// (`https://` proxies are not supported) or a URL without a host.
+    /// (`https://` and SOCKS4 proxies are not supported), a URL without a host, or a port outside
+    /// 1–65535 (curl refuses those too).
     public init?(url text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
-        guard let components = URLComponents(string: withScheme), let host = components.host, !host.isEmpty else { return nil }
+        guard let components = URLComponents(string: withScheme), let host = components.host, !host.isEmpty,
+              (1...65_535).contains(components.port ?? 1080) else { return nil }
         let kind: Kind
         switch components.scheme?.lowercased() {
         case "http": kind = .http

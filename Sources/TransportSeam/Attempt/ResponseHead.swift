@@ -85,10 +85,12 @@ package struct ResponseHead: Sendable, Hashable {
     /// Whether a field named `name` is present.
     package func contains(_ name: String) -> Bool { fields.contains { Self.sameName($0.name, name) } }
 
-    /// The body length the head declares (`Content-Length`), when it is one valid number.
+    /// The body length the head declares (`Content-Length`), when it is one valid number: digits
+    /// only (RFC 9110 §8.6: no sign, no space, no list) that fit an Int64.
     package var contentLength: Int64? {
-        guard let value = value(of: "Content-Length"), let length = Int64(value), length >= 0 else { return nil }
-        return length
+        guard let value = value(of: "Content-Length"), !value.isEmpty,
+              value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int64(value)
     }
 
     /// The `HTTPURLResponse` for this head received from `url`, or `nil` if Foundation refuses it.

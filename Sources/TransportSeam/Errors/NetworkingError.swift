@@ -26,7 +26,10 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case invalidURL
         /// The URL's scheme is not `http` or `https`.
         case unsupportedScheme(String)
-        /// Parameters could not be encoded into the request (for example a `NaN` for JSON).
+        /// Parameters could not be encoded into the request (for example a `NaN` for JSON), or a
+        /// header field of the request to be sent — whatever set it — breaks the field rules (a
+        /// name that is not a token, a control character other than HTAB in a value): nothing
+        /// was sent.
         case requestSerializationFailed
         /// The transport (URLSession, or libcurl mapped to the same codes) reported a failure.
         case transport(URLError.Code)
@@ -94,7 +97,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// an rtnetlink socket or `getifaddrs` failed, or a network namespace could not be
         /// entered; the message says which, with the errno).
         case reachabilityUnavailable
-        /// A line of a decoded stream (``AsyncSequence/lines(maxLineLength:)``, JSON Lines) or a
+        /// A line of a decoded stream (``_Concurrency/AsyncSequence/lines(maxLineLength:)``, JSON Lines) or a
         /// server-sent event grew past the limit (in bytes) before it ended: the stream fails
         /// rather than buffer without bound. The limits are ``StreamLimits``.
         case streamElementTooLarge(limit: Int)
@@ -112,7 +115,9 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// this error. See <doc:Proxies>.
         case proxyFailed
         /// The transport cannot route through the requested ``ProxyConfiguration``: the URLSession
-        /// transport on Linux takes only ``ProxyConfiguration/environment``.
+        /// transport on Linux takes only ``ProxyConfiguration/environment``; or the request's
+        /// proxy came from an environment variable that names no proxy this library can use
+        /// (``ProxyConfiguration/refusal(for:)``), so it is refused rather than sent directly.
         case proxyUnsupported
         /// A WebSocket opening handshake was refused: the server did not answer `101 Switching
         /// Protocols` (a redirect included: handshakes follow none), or its answer broke RFC 6455
@@ -128,13 +133,27 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         /// A WebSocket is closed or closing: nothing more can be sent or pinged.
         case webSocketClosed
         /// A request trailer field (``RequestTrailers``) was refused: its name is not an HTTP
-        /// token, its value holds CR, LF or NUL, or the field may not be sent as a trailer (RFC
+        /// token, its value holds a control character other than HTAB, or the field may not be sent as a trailer (RFC
         /// 9110 §6.5.1: framing, routing, authentication, request modifiers, content format — e.g.
         /// `Content-Length`, `Transfer-Encoding`, `Host`, `Authorization`). The message names the
         /// field, never its value. Fixed fields are checked before anything is sent; computed
         /// fields after the body, before the request is completed (the server never sees a
         /// complete request).
         case invalidTrailerField
+        /// The call's total deadline passed before it ended (``RequestDeadline``: set with
+        /// ``HTTPClient/deadline``, ``Request/deadline(_:)`` or ``TransferOptions/deadline``): the
+        /// attempt or wait running then was stopped. The deadline covers the whole call —
+        /// waiting for a slot, connecting, redirects, credential retries, retries and their
+        /// waits, reading the body — unlike the idle timeout (``HTTPClient/timeoutInterval``,
+        /// `URLRequest.timeoutInterval`), which bounds each wait for data and fails an attempt
+        /// with ``transport(_:)`` `.timedOut`. ``NetworkingError/attemptCount`` says how many
+        /// attempts the call made; the message gives the deadline.
+        case deadlineExceeded
+        /// A cookie given to `CookieJar.insert(_:)` could not have come from a valid `Set-Cookie`
+        /// (RFC 6265bis §5.6): a control character, a `;`, an `=` in its name, surrounding spaces,
+        /// an empty name and value, or a domain or path no `Set-Cookie` could set. Nothing was
+        /// stored. The message names the cookie, never its value.
+        case invalidCookie
     }
 
     /// What went wrong.
@@ -151,6 +170,13 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
     public let underlyingError: (any Error)?
     /// A file involved in the failure: where the downloaded bytes are, or which file could not be read.
     public let fileURL: URL?
+    /// How many attempts the failed call made, counting the last, for the calls that can make
+    /// more than one: ``HTTPClient``'s awaiting calls (each retry of the retry policy is an
+    /// attempt; a credential renewed or a Basic challenge answered is one too) and awaited
+    /// downloads that resume by themselves. `nil` for the other calls, which make one attempt
+    /// (redirects and challenges answered inside a transfer are not counted), and for errors
+    /// thrown before anything was sent.
+    public let attemptCount: Int?
 
     /// Creates an error. Library users rarely need this; it is public for custom serializers and hooks.
     public init(
@@ -160,7 +186,8 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         response: HTTPURLResponse? = nil,
         body: Data? = nil,
         underlyingError: (any Error)? = nil,
-        fileURL: URL? = nil
+        fileURL: URL? = nil,
+        attemptCount: Int? = nil
     ) {
         self.kind = kind
         self.message = message
@@ -169,6 +196,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         self.body = body
         self.underlyingError = underlyingError
         self.fileURL = fileURL
+        self.attemptCount = attemptCount
     }
 
     /// The HTTP status code of ``response``, if a response arrived.
@@ -188,7 +216,18 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
             response: self.response ?? response,
             body: self.body ?? body,
             underlyingError: underlyingError,
-            fileURL: fileURL
+            fileURL: fileURL,
+            attemptCount: attemptCount
+        )
+    }
+
+    /// Returns a copy that says the call made `attempts` attempts (``attemptCount``); `attempts`
+    /// below 1 (nothing was sent) leaves it as it is.
+    package func counting(attempts: Int) -> NetworkingError {
+        guard attempts > 0 else { return self }
+        return NetworkingError(
+            kind, message, request: request, response: response, body: body,
+            underlyingError: underlyingError, fileURL: fileURL, attemptCount: attempts
         )
     }
 
@@ -201,6 +240,7 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         }
         if let response { parts.append("status \(response.statusCode)") }
         if let fileURL { parts.append("file \(fileURL.path)") }
+        if let attemptCount { parts.append(attemptCount == 1 ? "after 1 attempt" : "after \(attemptCount) attempts") }
         if let underlyingError, !(underlyingError is NetworkingError) {
             parts.append("underlying: \(Self.describeUnderlying(underlyingError))")
         }
@@ -251,6 +291,8 @@ public struct NetworkingError: Error, Sendable, CustomStringConvertible, CustomD
         case .webSocketFailed(let code): "webSocketFailed(closeCode: \(code))"
         case .webSocketClosed: "webSocketClosed"
         case .invalidTrailerField: "invalidTrailerField"
+        case .deadlineExceeded: "deadlineExceeded"
+        case .invalidCookie: "invalidCookie"
         }
     }
 

@@ -3,6 +3,10 @@ import Foundation
 /// Removes secrets from text meant for logs: URL user info (`user:password@`), query and fragment
 /// values (which often carry tokens such as `access_token`), and the values of credential headers
 /// (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`). Paths, hosts and ports stay.
+///
+/// A query component without `=` (`?sk_live_…`) is a value, never a name: error descriptions
+/// replace the whole query by `…`; the printers that keep query names (HAR, `LoggingMonitor`,
+/// cURL descriptions) replace each value and each bare component by `…`.
 package enum Redaction {
     /// What replaces a removed query or fragment.
     package static let placeholder = "…"
@@ -23,6 +27,35 @@ package enum Redaction {
         components.fragment = nil
         guard let string = components.string else { return urlString(url.absoluteString) }
         return hadQuery ? string + "?" + placeholder : string
+    }
+
+    /// `url` without user and password, its fragment replaced by ``placeholder`` and each query
+    /// component redacted as ``queryComponent(name:value:)`` says (`?a=…&…`): what logs, HAR files
+    /// and cURL commands print, where the query's names help and its values may be secrets.
+    package static func urlKeepingQueryNames(_ url: URL?) -> String {
+        guard let url else { return "(no URL)" }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return self.url(url) }
+        components.user = nil
+        components.password = nil
+        if components.fragment != nil { components.fragment = placeholder }
+        let query = components.percentEncodedQuery
+        components.percentEncodedQuery = nil
+        guard var text = components.string else { return self.url(url) }
+        if let query {
+            let redacted = "?" + query.split(separator: "&", omittingEmptySubsequences: false).map { component in
+                guard let equals = component.firstIndex(of: "=") else { return component.isEmpty ? "" : placeholder }
+                return String(component[..<equals]) + "=" + placeholder
+            }.joined(separator: "&")
+            if let hash = text.firstIndex(of: "#") { text.insert(contentsOf: redacted, at: hash) } else { text += redacted }
+        }
+        return text
+    }
+
+    /// One query component redacted: a `name=value` pair keeps its name (`name=…`); a component
+    /// without `=` is a value — a bare token such as `?sk_live_…` — and becomes ``placeholder``
+    /// whole (an empty one stays empty). Returned as HAR's name and value: (`name`, `…`) or (`…`, ``).
+    package static func queryComponent(name: String, value: String?) -> (name: String, value: String) {
+        value == nil ? (name.isEmpty ? "" : placeholder, "") : (name, placeholder)
     }
 
     /// A URL-like string (possibly malformed, possibly relative) with its user info removed and its

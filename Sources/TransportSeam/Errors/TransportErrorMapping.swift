@@ -59,6 +59,10 @@ private func refine(
             return .secureConnectionFailed
         }
         if let response, isContentDecodingFailure(lowered, response: response) { return .cannotDecodeContentData }
+        // libcurl refuses more than 5 stacked codings while reading the head ("Reject response due
+        // to more than 5 content encodings"), before a response exists; the curl transport fails
+        // such a body the same way (ContentDecoder.maximumStackedCodings).
+        if lowered.contains("content encodings") { return .cannotDecodeContentData }
         if response != nil {
             if let received, let expected = received.expected, received.bytes < expected { return .networkConnectionLost }
             if lowered.contains("transfer closed") { return .networkConnectionLost }

@@ -2,7 +2,7 @@ import Foundation
 
 /// How a manager decides whether to trust a TLS server (AFNetworking's `AFSecurityPolicy`), and
 /// which client identity it presents. A plain value: set one per manager
-/// (``SessionManager/init(configuration:maxConcurrentTransfers:transport:securityPolicy:)``,
+/// (``SessionManager/init(configuration:maxConcurrentTransfers:transport:securityPolicy:http2:)``,
 /// ``SessionManager/setSecurityPolicy(_:)``) and override it per host
 /// (``SessionManager/setSecurityPolicy(_:forHost:)``).
 ///

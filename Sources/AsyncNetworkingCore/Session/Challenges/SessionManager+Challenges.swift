@@ -29,12 +29,36 @@ extension SessionManager {
         let actions = state.machine.attemptReceivedChallenge(attempt)
         guard !actions.isEmpty else { return }
         state.challengeAnswer = completion
-        state.challenge = challenge
-        // A rejected credential is retried forever by URLSession on Linux: cap the attempts.
-        if challenge.previousFailureCount >= maxAuthenticationAttempts, state.machine.isDeciding(attempt) {
+        let checked = Self.checkedBasicChallenge(challenge, response: state.response)
+        state.challenge = checked ?? challenge
+        // A rejected credential is retried forever by URLSession on Linux: cap the attempts. A
+        // Basic challenge the response does not offer (FoundationNetworking finds "Basic" inside
+        // a quoted parameter) is refused: no credential goes to a server that did not ask for it.
+        if (challenge.previousFailureCount >= maxAuthenticationAttempts || checked == nil), state.machine.isDeciding(attempt) {
             return answerChallenge(attempt, with: nil, space: challenge.protectionSpace, for: state)
         }
         run(actions, for: state)
+    }
+
+    /// URLSession's Basic challenge checked against the response's own challenge list
+    /// (``ChallengeSpace``): the same challenge with the realm of the Basic challenge the
+    /// response offers, or `nil` when it offers none. Other methods pass unchanged.
+    private static func checkedBasicChallenge(
+        _ challenge: URLAuthenticationChallenge, response fallback: HTTPURLResponse?
+    ) -> URLAuthenticationChallenge? {
+        let space = challenge.protectionSpace
+        guard space.authenticationMethod == NSURLAuthenticationMethodHTTPBasic else { return challenge }
+        guard let response = (challenge.failureResponse as? HTTPURLResponse) ?? fallback,
+              let basic = ChallengeSpace.basicChallenge(of: response) else { return nil }
+        guard basic.realm != space.realm else { return challenge }
+        let corrected = space.isProxy()
+            ? URLProtectionSpace(proxyHost: space.host, port: space.port, type: space.proxyType, realm: basic.realm, authenticationMethod: space.authenticationMethod)
+            : URLProtectionSpace(host: space.host, port: space.port, protocol: space.protocol, realm: basic.realm, authenticationMethod: space.authenticationMethod)
+        return URLAuthenticationChallenge(
+            protectionSpace: corrected, proposedCredential: challenge.proposedCredential,
+            previousFailureCount: challenge.previousFailureCount, failureResponse: challenge.failureResponse,
+            error: challenge.error, sender: SessionChallengeSender()
+        )
     }
 
     /// Decides about a challenge the machine holds (URLSession's, or one the Session layer raises
@@ -55,23 +79,25 @@ extension SessionManager {
                 }
             }
         } else {
-            answerChallenge(attempt, with: credentials[space.host.lowercased()], space: space, for: state)
+            // The stored credentials are origins': a proxy's 407 is never answered with one.
+            answerChallenge(attempt, with: space.isProxy() ? nil : credentials[space.host.lowercased()], space: space, for: state)
         }
     }
 
-    /// The challenge a held 401/407 raises on a transport that answers none itself (curl, stubs).
+    /// The challenge a held 401/407 raises on a transport that answers none itself (curl, stubs),
+    /// about its Basic challenge (wherever the field lists it): a 401's protection space is the
+    /// origin, a 407's the proxy the attempt went through (``ChallengeSpace``); `nil` for a 407
+    /// whose proxy is not known (it is then the response).
     private func makeChallenge(after head: ResponseHead?, for state: TransferState) -> URLAuthenticationChallenge? {
         guard let head, let response = state.response else { return nil }
-        let url = state.headURL ?? state.currentRequest.url
-        let header = head.statusCode == 407 ? "Proxy-Authenticate" : "WWW-Authenticate"
-        let offer = (head.value(of: header) ?? "").lowercased()
-        let realm = offer.range(of: "realm=\"").flatMap { start in
-            offer[start.upperBound...].split(separator: "\"", maxSplits: 1).first.map(String.init)
+        let realm = ChallengeSpace.basicChallenge(of: head)?.realm
+        let space: URLProtectionSpace
+        if head.statusCode == 407 {
+            guard let proxy = proxyRoute(of: state) else { return nil }
+            space = ChallengeSpace.proxy(proxy, realm: realm)
+        } else {
+            space = ChallengeSpace.origin(state.headURL ?? state.currentRequest.url, realm: realm)
         }
-        let space = URLProtectionSpace(
-            host: url?.host ?? "", port: url?.port ?? (url?.scheme == "https" ? 443 : 80),
-            protocol: url?.scheme, realm: realm, authenticationMethod: NSURLAuthenticationMethodHTTPBasic
-        )
         // The challenge hook's context is Foundation's type; the sender is never used (answers go
         // through the machine).
         return URLAuthenticationChallenge(
@@ -83,7 +109,8 @@ extension SessionManager {
     /// Gives the machine its answer (and URLSession, when it asked, its own). A credential retries
     /// the request in a new attempt, scoped to the challenge's protection space: the Session layer
     /// adds it to later attempts to that origin only (``ScopedCredential``), never to a redirect
-    /// elsewhere. No credential: the held 401/407 is the result.
+    /// elsewhere — or, for a proxy's space, gives it to that proxy only (``ScopedProxyCredential``).
+    /// No credential: the held 401/407 is the result.
     private func answerChallenge(
         _ attempt: TransferAttemptID, with credential: URLCredential?, space: URLProtectionSpace?, for state: TransferState
     ) {
@@ -97,6 +124,14 @@ extension SessionManager {
             return run(state.machine.challengeAnswered(attempt, .refuse), for: state)
         }
         guard let reply else {
+            if space.isProxy() {
+                // A proxy's credential, for that proxy's hop only (never a request header).
+                guard let scoped = ScopedProxyCredential(credential, space: space) else {
+                    return run(state.machine.challengeAnswered(attempt, .refuse), for: state)
+                }
+                state.proxyCredential = scoped
+                return run(state.machine.challengeAnswered(attempt, .retry), for: state)
+            }
             guard let scoped = ScopedCredential(credential, space: space) else {
                 return run(state.machine.challengeAnswered(attempt, .refuse), for: state)
             }

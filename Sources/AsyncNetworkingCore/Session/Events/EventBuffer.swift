@@ -54,6 +54,18 @@ struct EventBuffer<Waiter> {
         var position: Int
     }
 
+    /// Past this many queued items, a body chunk is appended to the last queued chunk (while that
+    /// holds less than ``coalescedChunkSize`` bytes) instead of queued on its own. A queued item
+    /// costs about 300 bytes whatever its size, so a flood of tiny chunks (a chunked body of 1-byte
+    /// chunks, which URLSession delivers one callback each) would otherwise cost hundreds of times
+    /// its bytes while the consumer is behind: this way the queue holds at most this many items
+    /// plus one per ``coalescedChunkSize`` bytes, and the high-water mark bounds what it costs.
+    /// A consumer that keeps up sees the chunks as they came; one that is behind sees them joined
+    /// (chunk boundaries carry no meaning: the transports join and cut chunks as they read).
+    static var coalescingThreshold: Int { 64 }
+    /// The size below which the last queued chunk takes the next one (``coalescingThreshold``).
+    static var coalescedChunkSize: Int { 16 << 10 }
+
     let policy: BufferPolicy
     private var items: [Item] = []
     private var head = 0
@@ -104,8 +116,24 @@ struct EventBuffer<Waiter> {
         }
         if spilling { return .spill }
         memoryBytes += data.count
-        append(.event(.data(data)))
+        if queuedCount < Self.coalescingThreshold || !appendToLastChunk(data) {
+            append(.event(.data(data)))
+        }
         return .queued(resume: takeWaiter())
+    }
+
+    /// Appends `data` to the last queued item when it is a body chunk under
+    /// ``coalescedChunkSize`` that no pending progress follows (progress stays after the data it
+    /// was recorded after). Returns whether it did.
+    private mutating func appendToLastChunk(_ data: Data) -> Bool {
+        guard head < items.count, case .event(.data(var last)) = items[items.count - 1],
+              last.count < Self.coalescedChunkSize,
+              (upload?.position ?? 0) < enqueued, (download?.position ?? 0) < enqueued else { return false }
+        // Drop the queue's reference first, so the chunk is appended in place, not copied.
+        items[items.count - 1] = .spilled(offset: 0, length: 0)
+        last.append(data)
+        items[items.count - 1] = .event(.data(last))
+        return true
     }
 
     /// Records that `length` bytes were written to the spill file at `offset`.

@@ -136,6 +136,9 @@ final class EventChannel: Sendable {
         state.withLock { $0.spill?.allocatedBytes ?? 0 }
     }
 
+    /// Items queued for the consumer, events and spilled runs (for tests and diagnostics).
+    var queuedCount: Int { state.withLock { $0.buffer.queuedCount } }
+
     /// Body bytes held in memory and in the spill file (for tests and diagnostics).
     var bufferedBytes: (memory: Int, spilled: Int64) {
         state.withLock { ($0.buffer.memoryBytes, $0.buffer.spilledBytes) }

@@ -13,10 +13,13 @@ import FoundationNetworking
 /// second for a slow transfer that moved less — about fifty per transfer, never one per chunk — and
 /// the last progress event before ``completed(_:)`` always reports every byte transferred.
 public enum TransferActivity: Sendable {
-    /// An attempt of the transfer started: the first, one after a pause, a re-send after a
-    /// 307/308 or a credential (AFNetworking's `AFNetworkingTaskDidResumeNotification`).
+    /// The transfer started, or started again after a pause (AFNetworking's
+    /// `AFNetworkingTaskDidResumeNotification`): posted when its state changes, not per attempt —
+    /// a redirect (see ``redirected(_:response:newRequest:)``), a credential retry or a 307/308
+    /// re-send inside a running transfer posts nothing, on every transport.
     case started(TransferID, URLRequest)
-    /// The transfer was paused, or held before it started (`AFNetworkingTaskDidSuspendNotification`).
+    /// The transfer was paused, or held before it started (`AFNetworkingTaskDidSuspendNotification`),
+    /// when its state changes.
     case suspended(TransferID)
     /// The final response head (1xx skipped; a 401 answered with a credential is replaced by the
     /// retry's) — `setDataTaskDidReceiveResponseBlock:`, after the response hook allowed it.

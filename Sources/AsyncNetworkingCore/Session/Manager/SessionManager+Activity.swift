@@ -76,6 +76,23 @@ extension SessionManager {
         return nil
     }
 
+    /// Posts ``SessionEvent/transferResumed(_:_:)`` or ``SessionEvent/transferSuspended(_:)`` (and
+    /// ``TransferActivity/started(_:_:)`` or ``TransferActivity/suspended(_:)``) when the
+    /// transfer's state changes, and only then.
+    ///
+    /// **Rule: events follow state changes** (AFNetworking posts its resume and suspend
+    /// notifications on a real change of the task's state). A transfer is announced running when
+    /// its first attempt starts and again when it resumes after a pause; suspended when it is held
+    /// before starting or paused. A new attempt inside a running transfer — a redirect the Session
+    /// layer follows (curl, stubs), a credential retry, a 307/308 or restart re-send — changes
+    /// nothing and posts nothing, on every transport; one that starts while the transfer is
+    /// suspended in place stays suspended.
+    func announce(_ state: TransferState, running: Bool, request: URLRequest? = nil) {
+        guard state.announcedRunning != running else { return }
+        state.announcedRunning = running
+        broadcast(running ? .transferResumed(state.id, request ?? state.currentRequest) : .transferSuspended(state.id))
+    }
+
     /// Publishes a followed redirect.
     func publishRedirect(_ state: TransferState, response: HTTPURLResponse, newRequest: URLRequest) {
         guard activity.isObserved else { return }
@@ -93,9 +110,30 @@ extension SessionManager {
         }
         if activity.isObserved { publishFinalProgress(state) }
         let completion = makeCompletion(state, error: error, metrics: metrics)
-        hold.transferEnded(state.id) { [weak self] outcome in
-            self?.perform { $0.publish(completion.settled(outcome)) }
+        // Settled already (its caller may know): published in this job, before any invalidation
+        // the caller asks for; else when the call settles (CompletionHold), or at invalidation.
+        let id = state.id
+        let outcome = HeldOutcome()
+        let settled = hold.transferEnded(id) { [weak self] settled in
+            outcome.set(settled) // visible at once, before the caller is told
+            self?.perform { $0.publishHeld(id) }
         }
+        if let settled { return publish(completion.settled(settled)) }
+        heldCompletions[id] = (completion, outcome)
+    }
+
+    /// Publishes the held completion of transfer `id` with its call's outcome, unless it was
+    /// published already (at invalidation).
+    private func publishHeld(_ id: TransferID) {
+        guard let held = heldCompletions.removeValue(forKey: id) else { return }
+        publish(held.completion.settled(held.outcome.value ?? .transport))
+    }
+
+    /// Publishes the completions still waiting for their call's job when the streams end (at
+    /// invalidation), so none is lost: with the call's outcome when it settled already (its
+    /// caller may know it), else the transfer's own (the call has told its caller nothing yet).
+    func publishHeldCompletions() {
+        for id in heldCompletions.keys.sorted() { publishHeld(id) }
     }
 
     /// Publishes both completion events of `completion`.
@@ -137,8 +175,17 @@ extension SessionManager {
     /// through `hold` when the transfer belongs to an ``HTTPClient`` call.
     nonisolated func publishLater(_ completion: TransferCompletion, hold: CompletionHold? = nil) {
         guard let hold else { return perform { $0.publish(completion) } }
-        hold.transferEnded(completion.id) { [weak self] outcome in
+        let settled = hold.transferEnded(completion.id) { [weak self] outcome in
             self?.perform { $0.publish(completion.settled(outcome)) }
         }
+        if let settled { perform { $0.publish(completion.settled(settled)) } }
     }
+}
+
+/// The outcome a held completion's call settled (``CompletionHold``), set from the settling
+/// thread before the call tells its caller, read on the manager's executor. Thread-safe.
+final class HeldOutcome: Sendable {
+    private let box = SanitizedMutex<CompletionHold.Outcome?>(nil)
+    var value: CompletionHold.Outcome? { box.withLock { $0 } }
+    func set(_ outcome: CompletionHold.Outcome) { box.withLock { $0 = outcome } }
 }

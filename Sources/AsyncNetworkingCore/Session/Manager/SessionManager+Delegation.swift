@@ -83,13 +83,13 @@ extension SessionManager {
         if !engine.followsRedirects {
             facts.redirect = RedirectRules.proposedRequest(after: head, url: url, for: state.currentRequest)
         }
-        if holdsBackAuthenticationResponse(head, url: url) {
+        if holdsBackAuthenticationResponse(head, url: url, for: state) {
             // URLSession raises the challenge itself, later; elsewhere the Session layer asks now,
-            // and answers only Basic (as FoundationNetworking does): any other scheme's 401/407
-            // is the result, as received.
+            // and answers only Basic (as FoundationNetworking does) wherever the challenge list
+            // offers it: a 401/407 offering no Basic challenge is the result, as received.
             if engine.followsRedirects {
                 facts.authentication = .challengeMayFollow
-            } else if Self.offersBasic(head) {
+            } else if ChallengeSpace.basicChallenge(of: head) != nil {
                 facts.authentication = .challengeNow
             }
         }
@@ -99,12 +99,6 @@ extension SessionManager {
             state.setHead(head, url: url)
         }
         run(state.machine.attemptReceivedHead(attempt, head, facts), for: state)
-    }
-
-    /// Whether a 401/407 offers HTTP Basic.
-    static func offersBasic(_ head: ResponseHead) -> Bool {
-        let header = head.statusCode == 407 ? "Proxy-Authenticate" : "WWW-Authenticate"
-        return (head.value(of: header) ?? "").lowercased().hasPrefix("basic")
     }
 
     /// How the machine sees a completion: the error this attempt must report whatever the
@@ -130,17 +124,23 @@ extension SessionManager {
         return mapped.kind == .cancelled ? .cancelled(mapped) : .failed(mapped)
     }
 
-    /// Whether a 401/407 must wait for its challenge: only when a credential might answer it.
-    func holdsBackAuthenticationResponse(_ head: ResponseHead, url: URL?) -> Bool {
-        let header: String
+    /// Whether a 401/407 must wait for its challenge: only when a credential might answer it
+    /// (``ChallengeSpace``). A 401: when there is a challenge hook or a credential stored for the
+    /// host. A 407: only with a challenge hook — the stored credentials are origins', never a
+    /// proxy's — and only where the proxy is known (``proxyRoute(of:)``) or the transport raises
+    /// the challenge itself (URLSession).
+    func holdsBackAuthenticationResponse(_ head: ResponseHead, url: URL?, for state: TransferState) -> Bool {
         switch head.statusCode {
-        case 401: header = "WWW-Authenticate"
-        case 407: header = "Proxy-Authenticate"
-        default: return false
+        case 401:
+            guard head.contains("WWW-Authenticate") else { return false }
+            if hooks.challenge != nil { return true }
+            guard let host = url?.host?.lowercased() else { return false }
+            return credentials[host] != nil
+        case 407:
+            guard head.contains("Proxy-Authenticate"), hooks.challenge != nil else { return false }
+            return engine.followsRedirects || proxyRoute(of: state) != nil
+        default:
+            return false
         }
-        guard head.contains(header) else { return false }
-        if hooks.challenge != nil { return true }
-        guard let host = url?.host?.lowercased() else { return false }
-        return credentials[host] != nil
     }
 }

@@ -10,7 +10,10 @@ extension SessionManager {
     ///
     /// Transfers that were held or waiting for a slot never start: they fail with
     /// ``NetworkingError/Kind/sessionInvalidated``. New transfers fail the same way.
+    ///
+    /// On ``shared`` it does nothing and returns at once, as URLSession's on `URLSession.shared`.
     public func invalidate() async {
+        guard !isShared else { return }
         guard lifecycle == .active else { return await waitForInvalidation() }
         lifecycle = .finishing
         invalidateTransfers(cancelRunning: false)
@@ -27,7 +30,11 @@ extension SessionManager {
     /// Cancels every transfer and invalidates the session (URLSession's `invalidateAndCancel()`);
     /// returns once URLSession reports the session invalid. Every open event stream ends with
     /// ``NetworkingError/Kind/sessionInvalidated``; afterwards ``activeTransferCount`` is zero.
+    ///
+    /// On ``shared`` it does nothing and returns at once, as URLSession's on `URLSession.shared`:
+    /// other code's transfers keep running (``cancelAll(kind:)`` is what cancels them).
     public func invalidateAndCancel() async {
+        guard !isShared else { return }
         if lifecycle == .active || lifecycle == .finishing {
             lifecycle = .cancelling
             // URLSession cancels every task itself (invalidateAndCancel); elsewhere each attempt is stopped.
@@ -98,6 +105,7 @@ extension SessionManager {
             _ = state.machine.sessionDidEnd()
             finish(state, .failure(reason.adding(request: state.originalRequest, response: state.response)), wasRunning: wasRunning)
         }
+        publishHeldCompletions()
         observers.finishAll()
         activity.finishAll(invalidationError)
         let waiters = invalidationWaiters

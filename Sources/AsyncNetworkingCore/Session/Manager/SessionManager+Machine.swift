@@ -78,9 +78,9 @@ extension SessionManager {
             state.pendingDownload = nil
             return becomeDownload(state, destination: target.destination, options: target.options)
         case .announceSuspended:
-            broadcast(.transferSuspended(state.id))
+            announce(state, running: false)
         case .announceResumed:
-            broadcast(.transferResumed(state.id, state.currentRequest))
+            announce(state, running: true)
         case .pauseLanded:
             pauseLanded(state)
         case .reject:
@@ -137,7 +137,8 @@ extension SessionManager {
     }
 
     /// Starts the machine's attempt `attempt` with `request`: what the previous attempt received
-    /// and sent is forgotten, and a suspension in place carries over (announced here).
+    /// and sent is forgotten, and a suspension in place carries over (``launch(_:request:attempt:)``
+    /// announces the state, which a new attempt changes only when it starts or resumes the transfer).
     private func startAttempt(_ attempt: TransferAttemptID, sending request: URLRequest, for state: TransferState) {
         if let task = state.task, transfersByAttempt[task.attemptID] === state { transfersByAttempt[task.attemptID] = nil }
         state.task = nil
@@ -153,9 +154,6 @@ extension SessionManager {
         state.sequencePump?.stop()
         state.sequencePump = nil
         launch(state, request: request, attempt: attempt)
-        if state.machine.isSuspendedInPlace, state.machineAttempt == attempt, state.task is PausableInPlace {
-            broadcast(.transferSuspended(state.id))
-        }
     }
 
     /// Stops the current attempt. A URLSession task whose redirect or challenge was just answered
@@ -187,7 +185,7 @@ extension SessionManager {
         state.resetReceived()
         for id in scheduler.didFinishRunning() { launchAdmitted(id) }
         state.sink.didPause(transfer: state)
-        broadcast(.transferSuspended(state.id))
+        announce(state, running: false)
     }
 
     /// A transport confirms a cancel within milliseconds; should it ever not, the transfer ends
@@ -255,6 +253,8 @@ extension SessionManager {
         let running = wasRunning ?? (state.phase == .running)
         guard state.markFinished() else { return }
         state.machine.phase = .finished
+        state.deadlineTimer?.cancel()
+        state.deadlineTimer = nil
         state.sequencePump?.stop()
         state.sequencePump = nil
         state.redirectAnswer = nil

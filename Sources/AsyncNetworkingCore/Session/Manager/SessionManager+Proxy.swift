@@ -22,4 +22,24 @@ extension SessionManager {
         }
         proxy = configuration
     }
+
+    /// The HTTP proxy the transfer's current attempt went through, when the manager knows it: the
+    /// explicit proxy curl was given, or — with ``ProxyConfiguration/environment`` — the one the
+    /// environment names for the attempt's URL. `nil` for a direct attempt, a SOCKS5 proxy, and on
+    /// URLSession and stubs (whose routes the manager does not choose). A 407's protection space.
+    func proxyRoute(of state: TransferState) -> ProxyServer? {
+        #if os(Linux) && canImport(CCurlShim)
+        guard let attempt = state.task as? CurlAttempt else { return nil }
+        let route = attempt.proxy ?? (attempt.usesEnvironmentProxy ? environmentProxy(for: attempt.url) : nil)
+        return route?.kind == .http ? route : nil
+        #else
+        return nil
+        #endif
+    }
+
+    /// The proxy the process environment names for `url`, by curl's rules
+    /// (``ProxyConfiguration/fromEnvironment(_:)``), or `nil`.
+    nonisolated func environmentProxy(for url: URL) -> ProxyServer? {
+        ProxyConfiguration.fromEnvironment().server(for: url)
+    }
 }

@@ -12,9 +12,15 @@ extension SessionManager {
         makeSink: (TransferID) -> any TransferSink
     ) throws(NetworkingError) -> TransferState {
         try RequestValidation.validate(request)
+        // The configuration's fields pass the one header rule here, before they are merged: a
+        // URLRequest would drop a value with CR, LF or NUL without a word.
+        if let problem = configurationHeaders.problem {
+            throw NetworkingError(.requestSerializationFailed, "the configuration's httpAdditionalHeaders: \(problem); nothing was sent", request: request)
+        }
         guard lifecycle == .active else {
             throw NetworkingError(.sessionInvalidated, "the session manager was invalidated", request: request)
         }
+        let deadline = try Self.deadline(of: options, request: request)
         let id = id ?? nextTransferID()
         let state = TransferState(
             id: id, request: request, upload: upload, options: options, sink: makeSink(id),
@@ -22,7 +28,9 @@ extension SessionManager {
         )
         // The configuration's headers become request headers now, under the redirect rules.
         state.currentRequest = configurationHeaders.applied(to: request)
+        state.deadline = deadline
         transfers[id] = state
+        armDeadline(of: state)
         run(state.machine.start(), for: state)
         return state
     }
@@ -71,7 +79,7 @@ extension SessionManager {
             // An answered challenge's credential goes only to its own origin (CredentialScope).
             let launching = state.credential?.applied(to: current) ?? current
             // The cookie jar's `Cookie` for this attempt's URL (SessionManager+Cookies).
-            let withCookies = addingCookies(to: launching, for: state)
+            let withCookies = try addingCookies(to: launching, for: state)
             request = try state.sink.request(forLaunching: withCookies, transfer: state)
             // A body stream that is not the transfer's own (a hook's request) is never sent
             // without its bytes on one transport and with them on another: refused on all.
@@ -82,8 +90,12 @@ extension SessionManager {
                     request: request
                 )
             }
+            // The request is final: every field, whatever set it, passes the one header rule.
+            try RequestValidation.validateHeaderFields(of: request, original: state.originalRequest)
             // Every attempt (a redirect's, a retry's) is judged by its own host's policy.
             policy = try securityPolicy(checking: request)
+            // A proxy the environment made mandatory but cannot be used refuses the attempt.
+            if let url = request.url, let refusal = proxy.refusal(for: url) { throw refusal.adding(request: state.originalRequest) }
         } catch {
             return failToStart(state, attempt, error)
         }
@@ -112,7 +124,8 @@ extension SessionManager {
             return failToStart(state, attempt, NetworkingError(.transportUnavailable, message, request: state.originalRequest))
         #endif
         }
-        broadcast(.transferResumed(state.id, request))
+        // Running now — unless the transfer is suspended in place, which the new attempt keeps.
+        announce(state, running: !(state.machine.isSuspendedInPlace && state.task is PausableInPlace), request: request)
     }
 
     /// An attempt that could not start ends with that error.

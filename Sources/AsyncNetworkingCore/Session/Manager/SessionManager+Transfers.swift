@@ -47,16 +47,23 @@ extension SessionManager {
     /// Suspends until the transfer ends. Cancelling the calling task cancels the transfer and throws
     /// ``NetworkingError/Kind/cancelled`` once URLSession has stopped it (the registry is then clean).
     ///
-    /// With ``TransferOptions/coalescesIdenticalRequests``, an identical `GET` already in flight is
-    /// joined instead of started again; cancelling then ends only this caller's wait.
+    /// With ``TransferOptions/coalescesIdenticalRequests``, an identical `GET` already in flight —
+    /// the same request on the wire, handled the same way (see <doc:Coalescing>) — is joined
+    /// instead of started again; cancelling then ends only this caller's wait, and so does this
+    /// caller's ``TransferOptions/deadline`` (the shared transfer has none).
     ///
     /// The request's `httpBody` or `httpBodyStream` is sent whole, or the call fails with a typed
     /// error: see ``dataTask(with:options:)``.
     public nonisolated func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
-        if options.coalescesIdenticalRequests, let key = CoalescingKey(request, options: options, door: "data") {
-            return try await coalescing.data.run(key) { () async throws(NetworkingError) in
-                try await self.collect(request, upload: .none, options: options, kind: .data)
+        let shared = { var shared = options; shared.deadline = nil; return shared }()
+        if options.coalescesIdenticalRequests, let key = await coalescingKey(for: request, options: shared, door: "data") {
+            let deadline = try Self.deadline(of: options, request: request)
+            return try await DeadlineRace.run(until: deadline, phrase: options.deadline?.phrase ?? "", request: request) {
+                () async throws(NetworkingError) in
+                try await self.coalescing.data.run(key) { () async throws(NetworkingError) in
+                    try await self.collect(request, upload: .none, options: shared, kind: .data)
+                }
             }
         }
         let (sent, upload) = try RequestCarriedBody.split(request)

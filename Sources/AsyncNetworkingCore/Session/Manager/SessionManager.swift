@@ -57,6 +57,8 @@ public actor SessionManager {
     public nonisolated var session: URLSession { underlyingSession }
     /// The engine behind ``transport``.
     nonisolated let engine: TransportEngine
+    /// Whether this is ``shared``, which ``invalidate()`` and ``invalidateAndCancel()`` leave active.
+    nonisolated let isShared: Bool
 
     /// The registry: every transfer not yet finished, by its stable identifier.
     var transfers: [TransferID: TransferState] = [:]
@@ -70,11 +72,18 @@ public actor SessionManager {
     /// Why the session became invalid, when it was not asked to (for the activity stream).
     var invalidationError: NetworkingError?
     nonisolated let observers = SessionObservers()
+    /// Completions of ``HTTPClient`` calls' transfers that ended before their call settled the
+    /// outcome (``CompletionHold``): published when it does, or at invalidation (SessionManager+Activity).
+    var heldCompletions: [TransferID: (completion: TransferCompletion, outcome: HeldOutcome)] = [:]
     /// The readers of ``transferActivity(bufferingNewest:includingData:)``.
     nonisolated let activity = ActivityObservers()
     /// Where a download that names no destination goes. See ``setDefaultDownloadDestination(_:)``.
     public internal(set) var defaultDownloadDestination: DownloadDestination = .uniqueTemporaryFile
-    package var hooks = SessionHooks()
+    package var hooks = SessionHooks() {
+        didSet { hooksGeneration &+= 1 }
+    }
+    /// Counts hook replacements: coalescing keys carry it (``coalescingKey(for:options:door:)``).
+    var hooksGeneration: UInt64 = 0
     var credentials: [String: URLCredential] = [:]
     /// The configuration's `httpAdditionalHeaders`, merged into each transfer's request by the
     /// Session layer so the redirect rules govern them (see ``CredentialScope``).
@@ -151,9 +160,11 @@ public actor SessionManager {
     /// ``StubTransport`` whatever `transport` says.
     init(
         configuration: URLSessionConfiguration, maxConcurrentTransfers: Int?, transport: Transport,
-        securityPolicy: SecurityPolicy, stubs: StubTransport?, cookieJar: CookieJar? = nil, http2: HTTP2Options = .default
+        securityPolicy: SecurityPolicy, stubs: StubTransport?, cookieJar: CookieJar? = nil, http2: HTTP2Options = .default,
+        isShared: Bool = false
     ) {
         self.cookieJar = cookieJar
+        self.isShared = isShared
         let executor = QueueExecutor(label: "AsyncNetworking.SessionManager")
         let delegateQueue = DelegateQueue(underlyingQueue: executor.queue)
         let delegate = SessionDelegate()
@@ -273,7 +284,8 @@ public actor SessionManager {
     }
 
     /// Registers a credential answering HTTP Basic or Digest challenges from `host` (used when no
-    /// challenge hook is set). Pass `nil` to remove it.
+    /// challenge hook is set). Pass `nil` to remove it. It is the origin's: it answers a `401`
+    /// from `host`, and never a proxy's `407` (see <doc:Proxies>).
     public func setCredential(_ credential: URLCredential?, forHost host: String) {
         credentials[host.lowercased()] = credential
     }

@@ -3,7 +3,10 @@
 ///
 /// URLSession on Linux has no backpressure (it pushes data as fast as it arrives, and `suspend()`
 /// restarts a transfer from byte 0), so the stream bounds memory itself: at most ``highWaterMark``
-/// bytes of body are held in memory. Past that, with ``Overflow-swift.enum/spillToDisk``, further
+/// bytes of body are held in memory. What they cost stays close to their bytes however small the
+/// chunks: once 64 chunks wait for the consumer, a new chunk is joined to the last waiting one
+/// (up to 16 KiB), so a body of 1-byte chunks does not cost a queued event (about 300 bytes) per
+/// byte. A consumer that keeps up gets the chunks as they came. Past that, with ``Overflow-swift.enum/spillToDisk``, further
 /// chunks are appended to an anonymous temporary file (created and immediately unlinked, so it
 /// disappears on every path, even a crash) and read back in order; spilling stops once the consumer
 /// has drained memory below ``lowWaterMark``. With ``Overflow-swift.enum/fail`` the transfer ends

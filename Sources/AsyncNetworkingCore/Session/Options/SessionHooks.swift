@@ -20,7 +20,11 @@ public struct SessionHooks: Sendable {
     /// anything else fails the transfer with ``NetworkingError/Kind/unsupportedScheme(_:)``.
     /// Cancelling the transfer while the hook runs is safe: its answer is then ignored.
     public typealias Redirect = @Sendable (_ redirect: RedirectContext) async -> URLRequest?
-    /// Answers an authentication challenge for a transfer.
+    /// Answers an authentication challenge for a transfer: a 401's Basic challenge (wherever the
+    /// `WWW-Authenticate` fields list it), whose protection space is the origin, or — on the curl
+    /// transport — a proxy's 407 to an absolute-form request, whose protection space is the proxy
+    /// (`isProxy()` true, its host and port): a credential given for it goes to that proxy only,
+    /// as `Proxy-Authorization`. See <doc:Security>.
     public typealias Challenge = @Sendable (_ challenge: ChallengeContext) async -> ChallengeDisposition
     /// Runs where a response is about to be stored (AFNetworking's `setDataTaskWillCacheResponseBlock:`):
     /// returns what to store — the proposal, or a changed response or body — or `nil` to store nothing.
@@ -39,8 +43,9 @@ public struct SessionHooks: Sendable {
     /// Redirect hook; `nil` follows every http/https redirect URLSession proposes, without
     /// credentials when the origin changes.
     public var redirect: Redirect?
-    /// Challenge hook; `nil` uses the credentials registered with
-    /// ``SessionManager/setCredential(_:forHost:)``, else refuses.
+    /// Challenge hook; `nil` answers a 401 with the credential registered with
+    /// ``SessionManager/setCredential(_:forHost:)``, else refuses — and always refuses a 407 (the
+    /// registered credentials are origins', never a proxy's).
     public var challenge: Challenge?
     /// Cache hook; `nil` stores what is proposed.
     public var cache: Cache?
@@ -78,7 +83,8 @@ public struct ChallengeContext: Sendable {
     public let transfer: TransferID
     /// URLSession's challenge (protection space, previous failure count, the 401/407 response).
     public let challenge: URLAuthenticationChallenge
-    /// The host asking, for choosing a per-host credential.
+    /// The host asking, for choosing a per-host credential: the proxy's for a 407
+    /// (`challenge.protectionSpace.isProxy()`).
     public var host: String { challenge.protectionSpace.host }
     /// The authentication method (`NSURLAuthenticationMethodHTTPBasic`, `...HTTPDigest`, ...).
     public var authenticationMethod: String { challenge.protectionSpace.authenticationMethod }

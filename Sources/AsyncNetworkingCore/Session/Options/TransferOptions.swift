@@ -20,16 +20,36 @@ public struct TransferOptions: Sendable, Hashable {
     /// Read by ``SessionManager/data(for:options:)`` (and ``SessionManager/data(from:options:)``)
     /// and by ``HTTPClient``'s awaiting calls (verbs, `send`) through ``HTTPClient/transferOptions``
     /// — so it is set per client, or per request with options of its own or a client copy.
-    /// Requests are identical when they are `GET`s without body to the same URL with the same
-    /// header fields (the order aside), timeout, cache policy and other options. While one runs,
+    /// Requests are identical when the manager would send the same request for both — `GET`s
+    /// without body to the same URL with the same header fields (the order aside) once the
+    /// configuration's headers and the cookie jar's cookies are applied, the same timeout, cache
+    /// policy and other options — under the same proxy configuration, security policy, stored
+    /// credential and hooks, and handle the response the same way (`httpShouldHandleCookies`);
+    /// see <doc:Coalescing>. While one runs,
     /// each identical request waits for it instead of starting its own; each caller gets the whole
     /// body and response. A caller's cancellation ends only its own wait (it throws
     /// ``NetworkingError/Kind/cancelled``); when the last caller leaves, the transfer is cancelled.
     /// Nothing is kept once the transfer ended: a later request starts a new one. The shared
-    /// transfer's session completion event carries its transport outcome (no single caller's).
+    /// transfer's session completion event carries what a caller saw: for ``HTTPClient`` calls
+    /// the first to finish (after its validation and decoding), for the manager's the transfer's
+    /// outcome. Each caller keeps its own ``deadline``.
     /// Handles (``SessionManager/dataTask(with:options:)``), streams, uploads and downloads never
     /// coalesce.
     public var coalescesIdenticalRequests = false
+    /// A total limit on the transfer (see ``RequestDeadline``), from when it is created: waiting
+    /// for a slot or while held, connecting, redirects, answered challenges, a pause, and reading
+    /// the whole body. When it passes the transfer is cancelled and fails with
+    /// ``NetworkingError/Kind/deadlineExceeded`` (its event stream ends with that error); one
+    /// already past fails the call before anything is sent. Default `nil`: no limit but the idle
+    /// timeout (`URLRequest.timeoutInterval`).
+    ///
+    /// Read by every call that takes options — ``SessionManager/data(for:options:)``, uploads,
+    /// downloads (an awaited download that resumes by itself keeps one deadline for all its
+    /// attempts), handles and streams — and by ``HTTPClient``, whose ``HTTPClient/deadline`` it is:
+    /// there it bounds the whole call, retries included. Coalesced callers
+    /// (``coalescesIdenticalRequests``) each keep their own deadline: the shared transfer has none,
+    /// and a caller whose deadline passes stops waiting with this error.
+    public var deadline: RequestDeadline?
     /// Set by ``HTTPClient`` for the transfers of its calls: their completion events wait for the
     /// call's outcome (``CompletionHold``). `nil` for manager calls.
     package var completionHold: CompletionHold?

@@ -66,6 +66,11 @@ struct ConfigurationHeaders: Sendable {
         self.fields = fields.sorted { $0.name < $1.name }
     }
 
+    /// Why a field breaks the one header rule (``HeaderFieldValidation``), or `nil`.
+    var problem: String? {
+        HeaderFieldValidation.problem(in: fields.lazy.map { (name: $0.name, value: $0.value) })
+    }
+
     /// `request` with every configuration field it does not set itself.
     func applied(to request: URLRequest) -> URLRequest {
         guard !fields.isEmpty else { return request }

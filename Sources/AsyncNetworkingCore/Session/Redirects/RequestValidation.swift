@@ -22,6 +22,17 @@ package enum RequestValidation {
         }
     }
 
+    /// The one header-field gate (``HeaderFieldValidation``) on a request an attempt is about to
+    /// send — after the configuration's fields, the jar's `Cookie`, a challenge's credential,
+    /// adapters and hooks have had their say: ``NetworkingError/Kind/requestSerializationFailed``
+    /// when a field breaks it; nothing is sent. `original` is the caller's request, for the error.
+    static func validateHeaderFields(of request: URLRequest, original: URLRequest? = nil) throws(NetworkingError) {
+        let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        if let problem = HeaderFieldValidation.problem(in: fields) {
+            throw NetworkingError(.requestSerializationFailed, "\(problem); nothing was sent", request: original ?? request)
+        }
+    }
+
     /// Accepts `http` and `https` URLs with a host.
     package static func validate(_ url: URL, request: URLRequest? = nil) throws(NetworkingError) {
         guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else {

@@ -91,8 +91,17 @@ extension SessionManager {
         var machineAnswer = answer
         switch answer {
         case .followInAttempt(let request):
-            // URLSession sends the answer itself: the jar's cookies for the new URL go on it here.
-            reply(addingCookies(to: request, for: state))
+            // URLSession sends the answer itself: the jar's cookies for the new URL go on it here,
+            // and the final request passes the one header rule, as every attempt's does.
+            do throws(NetworkingError) {
+                let final = try addingCookies(to: request, for: state)
+                try RequestValidation.validateHeaderFields(of: final, original: state.originalRequest)
+                reply(final)
+            } catch {
+                reply(nil)
+                state.nextCancel = .none
+                machineAnswer = .fail(error)
+            }
         case .follow:
             reply(nil)
             state.nextCancel = .afterAnswer

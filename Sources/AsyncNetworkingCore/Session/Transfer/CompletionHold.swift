@@ -15,6 +15,21 @@ import Foundation
 /// settlement — publishes. A hold dropped unsettled (a call abandoned) publishes every transfer
 /// with its transport outcome, so no completion event is ever lost.
 ///
+/// **Rule: whatever the caller has been told is in the session streams before they end.** A
+/// caller is told after its call settled the hold, and may invalidate the manager at once. So
+/// the event is published in the manager's executor job that ends the transfer when the call
+/// settled first (``transferEnded(_:publish:)`` returns the outcome instead of scheduling it),
+/// and otherwise scheduled by the settlement itself, before the caller is told — ahead of any
+/// invalidation the caller asks for next (the executor runs jobs in order). A completion still
+/// held when the manager is invalidated is published before the streams end, with the call's
+/// outcome if it settled meanwhile, else the transfer's own (``SessionManager``'s
+/// `publishHeldCompletions`): none is lost.
+///
+/// A coalesced transfer (one transfer, several callers) has a hold of its own: each caller's
+/// hold forwards its settlement to it (``forward(to:)``), and the first settlement wins, so
+/// the shared transfer's event carries what a caller saw (a `500` as
+/// `unacceptableStatusCode(500)`), not the transport's outcome.
+///
 /// Thread-safe: its state is behind a lock; `publish` closures run outside it.
 package final class CompletionHold: Sendable, Hashable {
     /// What a held completion is published with.
@@ -36,6 +51,8 @@ package final class CompletionHold: Sendable, Hashable {
     @TaskLocal package static var current: CompletionHold?
 
     private let entries = SanitizedMutex<[TransferID: Entry]>([:])
+    /// Holds settled along with this one (``forward(to:)``).
+    private let followers = SanitizedMutex<[CompletionHold]>([])
 
     package init() {}
 
@@ -46,10 +63,11 @@ package final class CompletionHold: Sendable, Hashable {
         }
     }
 
-    /// Called by the manager, on its executor, when transfer `id` ended: publishes at once when the
-    /// call already settled it, else keeps `publish` for the settlement.
-    func transferEnded(_ id: TransferID, publish: @escaping Publish) {
-        let outcome: Outcome? = entries.withLock { entries in
+    /// Called by the manager when transfer `id` ended: returns the outcome to publish at once
+    /// when the call already settled it (the caller may have been told: the manager publishes it
+    /// in the same job), else keeps `publish` for the settlement and returns `nil`.
+    func transferEnded(_ id: TransferID, publish: @escaping Publish) -> Outcome? {
+        entries.withLock { entries in
             if let outcome = entries[id]?.outcome {
                 entries[id] = nil
                 return outcome
@@ -57,7 +75,12 @@ package final class CompletionHold: Sendable, Hashable {
             entries[id, default: Entry()].publish = publish
             return nil
         }
-        if let outcome { publish(outcome) }
+    }
+
+    /// Makes every later settlement of this hold settle `other` too (a coalesced transfer's hold,
+    /// shared by the callers: the first to settle it wins).
+    package func forward(to other: CompletionHold) {
+        followers.withLock { $0.append(other) }
     }
 
     /// Settles every transfer not settled yet: the newest gets the caller's `error` and `value`,
@@ -79,6 +102,7 @@ package final class CompletionHold: Sendable, Hashable {
             return ready
         }
         for (publish, outcome) in ready { publish(outcome) }
+        for follower in followers.withLock({ $0 }) { follower.settle(error, value: value) }
     }
 
     deinit {

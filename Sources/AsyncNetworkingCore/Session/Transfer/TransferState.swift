@@ -71,6 +71,14 @@ final class TransferState {
     /// pause, suspension in place, cancellation and invalidation (a pure value; the manager's
     /// `run(_:for:)` performs what it returns).
     var machine: LiveTransferStateMachine
+    /// When ``TransferOptions/deadline`` ends the transfer, fixed at registration; and the timer
+    /// that enforces it (cancelled when the transfer finishes). See SessionManager+Deadlines.
+    var deadline: ContinuousClock.Instant?
+    var deadlineTimer: DispatchWorkItem?
+    /// What the session streams were last told of this transfer: `nil` before anything,
+    /// `true` running (``SessionEvent/transferResumed(_:_:)``), `false` suspended. Events are
+    /// posted only when it changes (``SessionManager/announce(_:running:request:)``).
+    var announcedRunning: Bool?
     /// Set once the sink has been told the end (``SessionManager/finish(_:_:)``).
     private(set) var isFinished = false
     /// The running attempt on the manager's transport, and the machine's number for it.
@@ -174,6 +182,8 @@ final class TransferState {
     var connectionMetrics: ConnectionMetrics?
     /// The credential that answered a challenge, sent with later attempts to its origin only.
     var credential: ScopedCredential?
+    /// The credential the challenge hook gave for a proxy's 407, sent to that proxy only.
+    var proxyCredential: ScopedProxyCredential?
 
     var startDate = Date()
     var startInstant = ContinuousClock.now

@@ -133,6 +133,8 @@ final class CurlAttempt: PausableInPlace {
     var policy = SecurityPolicy.default
     /// The explicit proxy the attempt went through (`nil`: direct or the environment's).
     var proxy: ProxyServer?
+    /// Whether libcurl chose the proxy from the environment (``ProxyConfiguration/environment``).
+    var usesEnvironmentProxy = false
 
     init(id: CurlTransferID, loop: CurlMultiLoop, url: URL, bodyLength: Int64?) {
         self.id = id

@@ -39,6 +39,12 @@ extension SessionManager {
         curlRequest.options.tls = CurlTLSOptions(policy: policy)
         curlRequest.options.proxy = proxy.server(for: curlRequest.url)
         curlRequest.options.usesEnvironmentProxy = proxy.mode == .environment
+        if let scoped = state.proxyCredential, let route = curlRequest.options.proxy ?? environmentProxy(for: curlRequest.url) {
+            // The challenge hook's answer to a proxy's 407 goes to that proxy, when this attempt
+            // goes through it (routed explicitly, so it goes nowhere else).
+            let authorized = scoped.applied(to: route)
+            if authorized != route { curlRequest.options.proxy = authorized }
+        }
         state.bodyStream = stream
         let id: CurlTransferID
         do {
@@ -54,6 +60,7 @@ extension SessionManager {
         let attempt = CurlAttempt(id: id, loop: curl.loop, url: curlRequest.url, bodyLength: curlRequest.body.length)
         attempt.policy = policy
         attempt.proxy = curlRequest.options.proxy
+        attempt.usesEnvironmentProxy = curlRequest.options.proxy == nil && curlRequest.options.usesEnvironmentProxy
         attempt.consumedAtStart = state.sink.consumedBytes
         return attempt
     }
@@ -145,6 +152,9 @@ extension ConnectionMetrics {
         )
         localAddress = metrics.localAddress
         localPort = metrics.localPort
+        // libcurl decodes no content coding here (CurlBodyDecoding does): what it counted is what
+        // came off the wire.
+        bodyBytesReceived = metrics.bytesReceived
     }
 }
 #endif
