@@ -27,6 +27,7 @@ struct ancurl_msg {
 
 static int (*p_global_init)(long);
 static char *(*p_version)(void);
+static const void *(*p_version_info)(int);
 static ancurl_easy *(*p_easy_init)(void);
 static void (*p_easy_cleanup)(ancurl_easy *);
 static void (*p_easy_reset)(ancurl_easy *);
@@ -71,6 +72,7 @@ static void load_library(void) {
     }
     RESOLVE(p_global_init, "curl_global_init");
     RESOLVE(p_version, "curl_version");
+    RESOLVE(p_version_info, "curl_version_info");
     RESOLVE(p_easy_init, "curl_easy_init");
     RESOLVE(p_easy_cleanup, "curl_easy_cleanup");
     RESOLVE(p_easy_reset, "curl_easy_reset");
@@ -108,6 +110,18 @@ int ancurl_load(char *err, size_t errlen) {
 }
 
 const char *ancurl_version(void) { return p_version(); }
+
+/* The start of struct curl_version_info_data (curlver.h), the same in every age. */
+struct ancurl_version_info_prefix {
+    int age;
+    const char *version;
+    unsigned int version_num;
+};
+
+unsigned int ancurl_version_number(void) {
+    const struct ancurl_version_info_prefix *info = p_version_info(0 /* CURLVERSION_FIRST */);
+    return info != NULL ? info->version_num : 0;
+}
 
 ancurl_easy *ancurl_easy_init(void) { return p_easy_init(); }
 void ancurl_easy_cleanup(ancurl_easy *easy) { p_easy_cleanup(easy); }
@@ -162,6 +176,10 @@ int ancurl_easy_getinfo_ptr(ancurl_easy *easy, int info, const char **value) {
 
 int ancurl_easy_setopt_prereq(ancurl_easy *easy, ancurl_prereq_callback callback) {
     return p_easy_setopt(easy, ANCURLOPT_PREREQFUNCTION, callback);
+}
+
+int ancurl_easy_setopt_debug(ancurl_easy *easy, ancurl_debug_callback callback) {
+    return p_easy_setopt(easy, ANCURLOPT_DEBUGFUNCTION, callback);
 }
 
 /* struct curl_slist and struct curl_certinfo, laid out as in curl/curl.h. */

@@ -111,6 +111,7 @@ extension CurlTransfer {
         }
         decoding.hold(UnsafeRawBufferPointer(start: buffer + duplicate, count: count - duplicate))
         decoding.heldFromCurl = 0
+        countWireBytes(count - duplicate)
         guard drain(decoding) else { return 0 }
         if decoding.hasPending {
             decoding.heldFromCurl = count

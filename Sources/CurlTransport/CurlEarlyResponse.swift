@@ -11,14 +11,18 @@ import Foundation
 /// that failure is not the outcome:
 ///
 /// - When curl had read the head, the transfer ends as that response, provided its body is
-///   complete (its `Content-Length` arrived, it has none by definition, it ends with the
-///   connection, or it is a redirect, whose body is never delivered). A redirect's re-send then
-///   goes out on a new connection: curl closed the failed one.
+///   complete (``CurlTransfer/responseEnded``: its `Content-Length` arrived, a chunked body's last
+///   chunk did, it has none by definition), it ends with the connection, or it is a redirect,
+///   whose body is never delivered. A redirect's re-send then goes out on a new connection: curl
+///   closed the failed one. (Most of the time the loop has already ended such a transfer when
+///   its response was complete, before any send could fail: ``CurlResponseEnd``.)
 /// - When the write failed before curl read anything, the answer is still in the socket's receive
 ///   buffer as curl closes it: for cleartext `http` the connection is armed when the body starts,
 ///   and the close callback reads what is pending (`ancurl_drain_*`, at most 64 KiB) so the head (and
 ///   the body that came with it) is parsed here. Over TLS those bytes cannot be decrypted after
-///   curl freed its session; only the first case applies there.
+///   curl freed its session, so a send is never allowed to fail that way there: a write guard
+///   (``guardTLSWrites(of:)``) takes a write that fails with `EPIPE` or `ECONNRESET` as the end of
+///   the body, and libcurl reads the answer as it would any other.
 enum CurlEarlyResponse {
     /// `CURLcode`s of a send that failed because the server stopped listening: GOT_NOTHING,
     /// SEND_ERROR, RECV_ERROR.
@@ -36,6 +40,21 @@ enum CurlEarlyResponse {
         guard ancurl_easy_setopt_prereq(easy, CurlCallbacks.prereq) == ANCURLE_OK else { return }
         try CurlEasyConfiguration.set(easy, ANCURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(transfer).toOpaque())
         try CurlEasyConfiguration.check(ancurl_drain_install(easy), "CLOSESOCKETFUNCTION")
+    }
+
+    /// Over TLS, before a request with a body is sent (`CURLOPT_PREREQFUNCTION`): puts the write
+    /// guard on the connection (`ANTLSWriteGuard.c`), so that a send failing because the server
+    /// answered and reset the connection ends the body instead of the transfer, and libcurl goes
+    /// on to read (and decrypt) the answer. Returns `false` — the transfer starts over on a new
+    /// connection, nothing was sent — when the connection offered is one whose writes already
+    /// failed that way (it is dead; it is closed when this attempt ends).
+    static func guardTLSWrites(of transfer: CurlTransfer) -> Bool {
+        guard transfer.request.body.isPresent, transfer.request.url.scheme?.lowercased() == "https" else { return true }
+        guard ancurl_tls_write_guard_install(transfer.easy) < 0 else { return true }
+        _ = ancurl_easy_setopt_long(transfer.easy, ANCURLOPT_FORBID_REUSE, 1)
+        guard transfer.restartsForTrust == 0 else { return true } // once only: then it fails as it would have
+        transfer.wantsFreshConnection = true
+        return false
     }
 
     /// Arms the transfer's connection when its body starts (the first read callback).
@@ -64,26 +83,22 @@ enum CurlEarlyResponse {
                 transfer.replayDrained(lines: lines, body: body)
             }
         }
-        guard let head = transfer.lastHead,
-              isComplete(head, method: transfer.request.method, received: transfer.bytesReceived,
-                         decodes: transfer.request.options.decodesContent)
-        else { return code }
+        guard let head = transfer.lastHead, transfer.responseEnded || endsWithoutItsBody(head) else { return code }
         transfer.errorBuffer[0] = 0
         return 0
     }
 
-    /// Whether the body of `head` is all there after `received` body bytes.
-    static func isComplete(_ head: ResponseHead, method: String, received: Int64, decodes: Bool) -> Bool {
-        let status = head.statusCode
-        if method.uppercased() == "HEAD" || status < 200 || status == 204 || status == 304 { return true }
-        if redirectStatuses.contains(status), head.value(of: "Location") != nil { return true }
-        if let encoding = head.value(of: "Transfer-Encoding"), !encoding.isEmpty { return false }
-        if decodes, let encoding = head.value(of: "Content-Encoding"), !["", "identity"].contains(encoding.lowercased()) {
-            return false // the decoded size says nothing about the encoded length
+    /// Whether `head` is the outcome even though its body may not have been read: a redirect
+    /// (its body is never delivered; the re-send follows), or a body delimited by the connection's
+    /// end, which the failed send has brought. Every other body must have been read to its end
+    /// (``CurlTransfer/responseEnded``: a `Content-Length` counted, a chunked body's last chunk).
+    static func endsWithoutItsBody(_ head: ResponseHead) -> Bool {
+        if redirectStatuses.contains(head.statusCode), head.value(of: "Location") != nil { return true }
+        if head.httpVersion.hasPrefix("HTTP/1"), CurlResponseEnd.bodyEnd(of: head, method: "GET") == .connectionClose,
+           head.value(of: "Transfer-Encoding") == nil {
+            return true // ends with the connection
         }
-        guard let declared = head.value(of: "Content-Length") else { return true } // ends with the connection
-        guard let length = Int64(declared.trimmingCharacters(in: .whitespaces)) else { return false }
-        return received >= length
+        return false
     }
 
     /// Splits drained bytes into the head's lines (each with its CRLF) and the bytes after the
@@ -103,14 +118,6 @@ enum CurlEarlyResponse {
             if line == "\r\n" || line == "\n" { return (lines, Data(all[index...])) }
         }
         return nil
-    }
-}
-
-extension CurlRequestBody {
-    /// Whether the request sends a body (possibly empty).
-    fileprivate var isPresent: Bool {
-        if case .empty = self { return false }
-        return true
     }
 }
 #endif

@@ -62,6 +62,15 @@ enum CurlEasyConfiguration {
             try set(easy, ANCURLOPT_HTTPAUTH, Int(schemes))
         }
 
+        // Told before each request the handle sends (the first, and curl's own retries): the
+        // connection's local port, and the end of the last response's trailer section. On a
+        // libcurl before 7.80 there is no such callback, and neither is needed to run.
+        if ancurl_easy_setopt_prereq(easy, CurlCallbacks.prereq) == ANCURLE_OK {
+            try set(easy, ANCURLOPT_PREREQDATA, pointer: userdata)
+        }
+        // Fed only while CURLOPT_VERBOSE is on, which CurlResponseEnd turns on when it needs to.
+        try check(ancurl_easy_setopt_debug(easy, CurlCallbacks.debug), "DEBUGFUNCTION")
+        try set(easy, ANCURLOPT_DEBUGDATA, pointer: userdata)
         try check(ancurl_easy_setopt_func(easy, ANCURLOPT_WRITEFUNCTION, CurlCallbacks.write), "WRITEFUNCTION")
         try set(easy, ANCURLOPT_WRITEDATA, pointer: userdata)
         try check(ancurl_easy_setopt_func(easy, ANCURLOPT_HEADERFUNCTION, CurlCallbacks.header), "HEADERFUNCTION")

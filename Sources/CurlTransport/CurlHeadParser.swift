@@ -2,19 +2,21 @@
 /// line (with its line end) per call.
 ///
 /// - A status line (`HTTP/1.1 200 OK`, `HTTP/2 200`) starts a new head and discards any head in
-///   progress or already completed: after an authentication retry or a `100 Continue` the new
-///   status line replaces what came before. It follows RFC 9112 §4: `HTTP/` (case-sensitive), a
-///   version, one space, exactly three digits, and an optional reason phrase (`HTTP/1.1 200` with
-///   or without a trailing space is fine).
+///   progress: after a `100 Continue` the new status line replaces what came before. It follows
+///   RFC 9112 §4: `HTTP/` (case-sensitive), a version, one space, exactly three digits, and an
+///   optional reason phrase (`HTTP/1.1 200` with or without a trailing space is fine).
 /// - Interim `1xx` heads are skipped: their blank line completes nothing.
 /// - The blank line after a final (>= 200) status completes the head: ``consume(_:)`` returns it.
-/// - Field lines after a completed final head are trailers (RFC 9110 §6.5; libcurl hands them to the
-///   header callback after a chunked body): checked like head fields and kept in ``trailers``,
-///   folded lines and the closing blank line ignored; a line that breaks the field rules there is
-///   dropped, never fatal (the response is complete). Trailers are kept up to
-///   ``maximumTrailerBytes`` of trailer lines; later ones are dropped too (libcurl bounds a head
-///   at 300 KiB but not a trailer section). Any other line where a status line is due
-///   (`Http/1.1 200 OK`: the name is case-sensitive) is refused.
+/// - Every line after a completed final head is in the trailer section (RFC 9110 §6.5; libcurl
+///   hands trailers to the header callback after a chunked body), whatever it looks like — the
+///   trailer state is checked before any status-line logic. A valid field line is a trailer, kept
+///   in ``trailers``; any other line (shaped like a status line, without a colon, with a name that
+///   is not a token, folded, holding a control character) is dropped, never fatal: the response
+///   is complete. Trailers are kept up to ``maximumTrailerBytes`` of trailer lines; later ones are
+///   dropped too (libcurl bounds a head at 300 KiB but not a trailer section). Only
+///   ``beginRequest()`` — a new request on the handle, such as curl's own authentication retry —
+///   ends the trailer section, so that the next status line starts a new head. Any other line
+///   where a status line is due (`Http/1.1 200 OK`: the name is case-sensitive) is refused.
 /// - Only LF (with or without a CR before it) ends a line. `\x0b`, `\x0c`, U+0085, U+2028 or a bare
 ///   CR never do, so a line holding one is not blank.
 /// - A field line is checked per RFC 9110 §5.1 and §5.5: its name must be a non-empty token right
@@ -44,6 +46,8 @@ struct CurlHeadParser: Sendable {
 
     /// Trailer fields received after the last completed final head, in order (duplicates kept).
     private(set) var trailers: [(name: String, value: String)] = []
+    /// Whether the last line of the trailer section became the last of ``trailers``.
+    private var lastTrailerLineKept = false
 
     /// The most bytes of trailer lines kept per response, as libcurl bounds a head (300 KiB): a
     /// server sending trailer lines without end must not grow ``trailers`` without end.
@@ -62,6 +66,13 @@ struct CurlHeadParser: Sendable {
     var failure: String? {
         if case .invalid(let reason) = state { return reason }
         return nil
+    }
+
+    /// A new request was made on the handle (`CURLOPT_PREREQFUNCTION`: curl's own authentication
+    /// retry, or a retry on a fresh connection): the trailer section of the last response is over,
+    /// and the next status line starts a new head.
+    mutating func beginRequest() {
+        if case .complete = state { state = .awaitingStatus }
     }
 
     /// Feeds one raw header line (bytes as received; decoded as UTF-8, invalid bytes as Latin-1).
@@ -97,23 +108,26 @@ struct CurlHeadParser: Sendable {
         }
         let line = UnsafeBufferPointer(rebasing: raw[0..<end])
 
-        if Self.startsLikeStatusLine(line) {
-            guard var head = Self.parseStatusLine(line) else { return fail("a malformed status line") }
-            // Room for a typical head's fields, so appending them does not grow the array 4 times.
-            head.fields.reserveCapacity(Self.typicalFieldCount)
-            state = .collecting(head)
-            trailers = []
-            trailerBytes = 0
-            return nil
-        }
-        if case .awaitingStatus = state { return fail("a malformed status line") }
         if case .complete = state {
+            // The trailer section: checked before any status-line logic, never fatal.
+            lastTrailerLineKept = false
             if trailerBytes <= Self.maximumTrailerBytes { // once past the bound, counting stops (no overflow)
                 trailerBytes += raw.count
                 if trailerBytes <= Self.maximumTrailerBytes { collectTrailer(line) }
             }
             return nil
         }
+        if Self.startsLikeStatusLine(line) {
+            guard var head = Self.parseStatusLine(line) else { return fail("a malformed status line") }
+            // Room for a typical head's fields, so appending them does not grow the array 4 times.
+            head.fields.reserveCapacity(Self.typicalFieldCount)
+            state = .collecting(head)
+            trailers = []
+            lastTrailerLineKept = false
+            trailerBytes = 0
+            return nil
+        }
+        if case .awaitingStatus = state { return fail("a malformed status line") }
         guard case .collecting(var head) = state else { return nil }
         // Take the head out of `state` so that appending a field does not copy the field array.
         state = .awaitingStatus
@@ -146,8 +160,17 @@ struct CurlHeadParser: Sendable {
         return nil
     }
 
+    /// Forgets the trailer made of the last line of the trailer section, if that line became one:
+    /// the transport learned the line was cut short (libcurl ends a trailer line at a bare CR).
+    mutating func dropLastTrailerLine() {
+        guard lastTrailerLineKept else { return }
+        trailers.removeLast()
+        lastTrailerLineKept = false
+    }
+
     /// A line after the final head: a valid field line is a trailer; anything else is dropped.
     private mutating func collectTrailer(_ line: UnsafeBufferPointer<UInt8>) {
+        lastTrailerLineKept = false
         guard !line.isEmpty, line[0] != .space, line[0] != .tab,
               let colon = line.firstIndex(of: .colon) else { return }
         let name = line[..<colon]
@@ -155,6 +178,7 @@ struct CurlHeadParser: Sendable {
         guard !name.isEmpty, name.allSatisfy(ResponseHeadValidation.isTokenByte),
               value.allSatisfy(ResponseHeadValidation.isFieldValueByte) else { return }
         trailers.append((name: Self.text(name), value: Self.text(Self.trimmed(value))))
+        lastTrailerLineKept = true
     }
 
     private mutating func fail(_ reason: String) -> ResponseHead? {

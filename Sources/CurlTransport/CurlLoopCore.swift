@@ -23,6 +23,9 @@ final class CurlLoopCore {
     private var pending: [CurlTransfer] = []
     /// Transfers that used up their quota this turn (see ``CurlFlowControl/turnQuota``).
     private var turnPaused: [CurlTransfer] = []
+    /// Transfers whose response is complete while their request body may still be sent
+    /// (``CurlResponseEnd``): ended at the end of a turn, once every response byte is handed over.
+    private var endedResponses: [CurlTransfer] = []
     /// Reset easy handles kept for the next transfers.
     private var idleEasyHandles: [OpaquePointer] = []
     private var liveEasyHandles = 0
@@ -65,6 +68,7 @@ final class CurlLoopCore {
             var running: Int32 = 0
             _ = ancurl_multi_perform(multi, &running)
             readCompletions()
+            endTransfersWhoseResponseEnded()
             let nextIdleDeadline = expireIdleTransfers()
             endTurn()
             var ready: Int32 = 0
@@ -108,6 +112,33 @@ final class CurlLoopCore {
             transfer.isTurnPaused = false
             guard transfers[transfer.id] === transfer, transfer.flow.startTurn() else { continue }
             _ = ancurl_easy_pause(transfer.easy, transfer.flow.mask)
+        }
+    }
+
+    // MARK: - Responses that end before their request body
+
+    /// `transfer`'s response is complete; its request body may still hold it open.
+    func noteResponseEnded(_ transfer: CurlTransfer) {
+        endedResponses.append(transfer)
+    }
+
+    /// Ends every listed transfer that libcurl did not end itself — its request body holds it
+    /// open — with its complete response as the outcome: the body is stopped (libcurl closes an
+    /// HTTP/1.1 connection whose request it did not finish and resets an HTTP/2 stream). A
+    /// transfer whose response bytes are not all handed over yet (a paused receive side, a
+    /// decoder with input left) waits for a later turn.
+    private func endTransfersWhoseResponseEnded() {
+        guard !endedResponses.isEmpty else { return }
+        let listed = endedResponses
+        endedResponses.removeAll(keepingCapacity: true)
+        for transfer in listed where transfers[transfer.id] === transfer && transfer.responseEnded {
+            guard transfer.canEndWithResponse else {
+                endedResponses.append(transfer)
+                continue
+            }
+            _ = ancurl_multi_remove(multi, transfer.easy)
+            finish(transfer, code: CurlResponseEnd.code(of: transfer, curlCode: 0), message: nil, cancelled: false)
+            completedThisTurn = true
         }
     }
 
@@ -244,19 +275,7 @@ final class CurlLoopCore {
             guard let easy, let transfer = transfersByEasy[easy] else { continue }
             _ = ancurl_multi_remove(multi, easy)
             if restartOnFreshConnection(transfer) { continue }
-            // A body that could not be read aborts from the read callback, an invalid response
-            // head from the header callback; report why. A complete response that arrived while
-            // the body was still being sent is the outcome (see CurlEarlyResponse).
-            var code = transfer.bodyFailure != nil ? ANCURLE_READ_ERROR
-                : transfer.headFailure != nil ? ANCURLE_WEIRD_SERVER_REPLY : result
-            code = CurlEarlyResponse.resolve(transfer, code: code)
-            // An encoded body that was invalid, or ended before its encoded stream did.
-            if transfer.bodyFailure == nil, transfer.headFailure == nil,
-               transfer.decodeFailure != nil || (code == 0 && transfer.decoding?.truncation != nil) {
-                if transfer.decodeFailure == nil { transfer.decodeFailure = transfer.decoding?.truncation }
-                code = ANCURLE_BAD_CONTENT_ENCODING
-            }
-            finish(transfer, code: code, message: code == 0 ? "" : transfer.message(for: code), cancelled: false)
+            finish(transfer, code: CurlResponseEnd.code(of: transfer, curlCode: result), message: nil, cancelled: false)
             completedThisTurn = true
         }
     }
@@ -302,8 +321,10 @@ final class CurlLoopCore {
 
     /// Emits the completion (after the transfer's pending bytes), forgets the transfer and recycles
     /// its handle. The easy handle must already be out of the multi handle.
-    private func finish(_ transfer: CurlTransfer, code: Int32, message: String, cancelled: Bool) {
+    /// `message: nil` takes the transfer's own message for `code` (none for success).
+    private func finish(_ transfer: CurlTransfer, code: Int32, message: String?, cancelled: Bool) {
         transfer.flush()
+        let message = message ?? (code == 0 ? "" : transfer.message(for: code))
         let metrics = CurlMetricsReader.read(transfer.easy)
         let handshake = TLSHandshakeNotes(bits: ancurl_tls_notes_take(transfer.easy))
         CurlEarlyResponse.disarm(transfer)

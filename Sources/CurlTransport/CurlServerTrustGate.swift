@@ -95,6 +95,9 @@ extension CurlCallbacks {
     static let prereq: ancurl_prereq_callback = { userdata, primaryIP, localIP, primaryPort, localPort in
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
         transfer.localPort = localPort // for CurlEarlyResponse
+        transfer.willSendRequest()
+        if !CurlEarlyResponse.guardTLSWrites(of: transfer) { return ANCURL_PREREQFUNC_ABORT }
+        guard transfer.request.options.tls.serverTrustEvaluator != nil else { return ANCURL_PREREQFUNC_OK }
         let connection = CurlTrustApprovals.Connection(
             localAddress: localIP.map { String(cString: $0) } ?? "", localPort: Int(localPort),
             remoteAddress: primaryIP.map { String(cString: $0) } ?? "", remotePort: Int(primaryPort)

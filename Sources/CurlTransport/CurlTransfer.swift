@@ -74,6 +74,17 @@ final class CurlTransfer {
     /// -1; `nil` before the body's first read.
     var earlyResponsePort: Int32?
 
+    /// How the current final response's body ends, and whether it has (``CurlResponseEnd``).
+    var bodyEnd = CurlResponseEnd.BodyEnd.streamEnd
+    /// Body bytes of the current response as they arrived (before content decoding).
+    var wireBytesReceived: Int64 = 0
+    /// A chunked body's framing, followed while its end matters (``CurlResponseEnd``).
+    var chunkedFraming: CurlChunkedFraming?
+    /// The current final response is complete: its head, and its body when it has one.
+    var responseEnded = false
+    /// `CURLOPT_VERBOSE` is on (the debug callback is fed).
+    var verbose = false
+
     /// When a byte last moved (or the transfer started, or a side was unpaused): the idle timer's base.
     var lastActivity = ContinuousClock.now
 
@@ -144,6 +155,7 @@ final class CurlTransfer {
         pendingData.append(UnsafeRawBufferPointer(start: buffer, count: count).bindMemory(to: UInt8.self))
         core.notePending(self)
         if pendingData.count >= Self.maxJoinedChunk { flush() }
+        countWireBytes(count)
         return count
     }
 
@@ -164,6 +176,17 @@ final class CurlTransfer {
         return parser.failure == nil ? count : 0
     }
 
+    /// Forgets the trailer made of the trailer section's last line (see `acceptTrailerSectionFailure`).
+    func dropLastTrailerLine() {
+        parser.dropLastTrailerLine()
+    }
+
+    /// `CURLOPT_PREREQFUNCTION`: a request is about to be sent on the handle (the first, or curl's
+    /// own retry): the last response's trailer section is over (``CurlHeadParser/beginRequest()``).
+    func willSendRequest() {
+        parser.beginRequest()
+    }
+
     /// A completed final head becomes a response event.
     private func didComplete(_ head: ResponseHead) {
         lastHead = head
@@ -175,6 +198,7 @@ final class CurlTransfer {
         }
         decoding = request.options.decodesContent ? CurlBodyDecoding.forHead(head) : nil
         core.append(.response(id, head))
+        beginTrackingBodyEnd(of: head)
     }
 
     /// Feeds a head and the body bytes after it that were read from the socket after curl gave up

@@ -1,13 +1,17 @@
 #if os(Linux)
+@testable import CurlTransport
 @testable import AsyncNetworkingTestSupport
 
-/// Rule: with `HTTP2Options(pausableTransfers: .http2)`, a streamed body and its streamed response
-/// run as one HTTP/2 stream through the manager, full duplex:
+/// Rule: with `HTTP2Options(pausableTransfers: .http2)` and a libcurl that can tell an HTTP/2
+/// response's end while a produced body is open (`CurlLibrary.endsHTTP2ResponsesWhileSending`: not
+/// libcurl 7.88, which sends such bodies over HTTP/1.1 — see `DuplexCompleteResponseTests`), a
+/// streamed body and its streamed response run as one HTTP/2 stream through the manager, full duplex:
 /// the same chunk-by-chunk echo as over HTTP/1.1 (`DuplexTests`), against the PyPI `h2` peer over
 /// TLS offering only `h2` — a connection that fell back to HTTP/1.1 could not talk to it at all.
 @Suite(
     "Full duplex over HTTP/2 through the manager",
-    .enabled(if: H2DuplexPeer.isAvailable && TestPKI.isAvailable, "needs the PyPI h2 package and openssl")
+    .enabled(if: H2DuplexPeer.isAvailable && TestPKI.isAvailable, "needs the PyPI h2 package and openssl"),
+    .enabled(if: CurlLibrary.endsHTTP2ResponsesWhileSending, "libcurl 7.88 sends produced bodies over HTTP/1.1")
 )
 struct H2ManagerDuplexTests {
     @Test("an echo over HTTP/2 through stream(for:from:), chunk by chunk, with the response trailers")

@@ -16,7 +16,7 @@ struct CurlHeadParserTests {
 
     @Test("status lines of HTTP/1.0, 1.1 and 2 give code, version and reason")
     func statusLines() {
-        let heads = parse(["HTTP/1.0 404 Not Found", "", "HTTP/1.1 200 OK", "", "HTTP/2 204", ""])
+        let heads = [["HTTP/1.0 404 Not Found", ""], ["HTTP/1.1 200 OK", ""], ["HTTP/2 204", ""]].flatMap { parse($0) }
         #expect(heads.map(\.statusCode) == [404, 200, 204])
         #expect(heads.map(\.httpVersion) == ["HTTP/1.0", "HTTP/1.1", "HTTP/2"])
         #expect(heads.map(\.reasonPhrase) == ["Not Found", "OK", ""])
@@ -69,10 +69,11 @@ struct CurlHeadParserTests {
         #expect(heads.first?.fields.map(\.name) == ["Location"])
     }
 
-    @Test("a new status line replaces the previous head (an authentication retry)")
+    @Test("a new request's status line replaces the previous head (curl's own authentication retry)")
     func replacement() {
         var parser = CurlHeadParser()
         let first = parse(["HTTP/1.1 401 Unauthorized", "WWW-Authenticate: Basic realm=\"x\"", ""], into: &parser)
+        parser.beginRequest()
         let second = parse(["HTTP/1.1 200 OK", "Content-Length: 2", ""], into: &parser)
         #expect(first.map(\.statusCode) == [401])
         #expect(second.map(\.statusCode) == [200])

@@ -32,12 +32,13 @@ struct CurlWireNumberTests {
     @Test(arguments: [
         "0", "-1", "9223372036854775807", "9223372036854775808", "18446744073709551615", "-9223372036854775808", huge, "+5", "",
     ])
-    func earlyResponseCompletenessReadsAnyContentLength(value: String) {
+    func responseEndReadsAnyContentLength(value: String) {
         let head = ResponseHead(statusCode: 200, httpVersion: "HTTP/1.1", fields: [(name: "Content-Length", value: value)])
-        for received in [Int64(0), 1, .max] {
-            _ = CurlEarlyResponse.isComplete(head, method: "POST", received: received, decodes: false)
-        }
-        #expect(CurlEarlyResponse.isComplete(head, method: "POST", received: .max, decodes: false) == (Int64(value) != nil))
+        // Digits only that fit an Int64 are a length; anything else leaves the end to the connection.
+        let digits = !value.isEmpty && value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        let expected = (digits ? Int64(value) : nil).map(CurlResponseEnd.BodyEnd.length) ?? .connectionClose
+        #expect(CurlResponseEnd.bodyEnd(of: head, method: "POST") == expected, "\(value.prefix(40))")
+        #expect(CurlEarlyResponse.endsWithoutItsBody(head) == (expected == .connectionClose))
     }
 }
 
@@ -55,7 +56,8 @@ struct CurlTrailerSizeTests {
         #expect(parser.isComplete && parser.failure == nil)
         #expect(!parser.trailers.isEmpty)
         #expect(parser.trailers.count * line.utf8.count <= 300 << 10, "\(parser.trailers.count) trailers kept")
-        // A new response (a retry) starts a new count.
+        // A new request on the handle (a retry) ends the section; its response starts a new count.
+        parser.beginRequest()
         _ = parser.consume("HTTP/1.1 200 OK\r\n")
         _ = parser.consume("\r\n")
         _ = parser.consume("X-New: 1\r\n")

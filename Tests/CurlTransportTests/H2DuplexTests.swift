@@ -58,6 +58,26 @@ struct H2DuplexTests {
         }
     }
 
+    /// The rule of `CurlResponseEnd` on an HTTP/2 stream: a complete response (its
+    /// `content-length` read) ends the transfer while the request body is still open (the stream
+    /// is reset), for a `2xx` and a `4xx`. (A stream that ends without `content-length` is not
+    /// reported by libcurl 7.88 while the body is open: the manager sends produced bodies over
+    /// HTTP/1.1 there, see `DuplexCompleteResponseTests`.)
+    @Test("a complete response ends the transfer while the request body is still open", arguments: [200, 404])
+    func aCompleteResponseEndsTheTransfer(status: Int) async throws {
+        let peer = try H2DuplexPeer.start()
+        defer { peer.stop() }
+        try await withCurlLoop { _, loop, recorder in
+            let pipe = CurlBodyPipe()
+            let id = try Self.start(loop, H2DuplexPeer.url(peer, "/complete-cl/\(status)"), pipe)
+            pipe.write(Data(repeating: 7, count: 1_000)) // and never finished
+            let completion = await recorder.completion(of: id)
+            #expect(completion.succeeded, "\(completion.code) \(completion.message)")
+            #expect(recorder.record(id).heads.map(\.statusCode) == [status])
+            #expect(String(decoding: recorder.record(id).body, as: UTF8.self) == "complete \(status)")
+        }
+    }
+
     @Test("request trailers are refused on HTTP/2 before anything is sent (libcurl 7.88 sends none there)")
     func requestTrailersRefused() async throws {
         let peer = try H2DuplexPeer.start()

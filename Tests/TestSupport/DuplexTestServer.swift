@@ -14,6 +14,10 @@ import AsyncNetworking
 ///   request body, then reads the whole body and ends with the chunk `got N`.
 /// - `/status/NNN`: answers `NNN` with a 5-byte body and `Connection: close` as soon as the head is
 ///   read, then keeps reading (and counting) whatever body still comes, until the client closes.
+/// - `/complete/NNN/cl` and `/complete/NNN/chunked`: answers `NNN` with the complete body
+///   `complete NNN` (a `Content-Length`, or chunked with its last chunk) as soon as the head is
+///   read — no `Connection: close` — then keeps reading (and recording) whatever body still comes,
+///   until the client closes.
 /// - anything else (`/record`): reads the whole body, then answers `200` with `got N`.
 ///
 /// Every request's raw bytes (head, chunk framing, trailer section) are kept in ``requests``;
@@ -74,6 +78,18 @@ final class DuplexTestServer: Sendable {
         if target.hasPrefix("/status/") {
             let status = Int(target.dropFirst("/status/".count)) ?? 500
             connection.write("HTTP/1.1 \(status) Early\r\nContent-Length: 5\r\nConnection: close\r\n\r\nearly")
+            _ = connection.readBody(record) { _ in }
+            return
+        }
+        if target.hasPrefix("/complete/") {
+            let parts = target.split(separator: "/")
+            let status = parts.count > 1 ? Int(parts[1]) ?? 200 : 200
+            let text = "complete \(status)"
+            if parts.count > 2, parts[2] == "chunked" {
+                connection.write("HTTP/1.1 \(status) Done\r\nTransfer-Encoding: chunked\r\n\r\n" + Self.chunkText(text) + "0\r\n\r\n")
+            } else {
+                connection.write("HTTP/1.1 \(status) Done\r\nContent-Length: \(text.utf8.count)\r\n\r\n\(text)")
+            }
             _ = connection.readBody(record) { _ in }
             return
         }

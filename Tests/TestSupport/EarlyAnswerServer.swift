@@ -12,7 +12,7 @@ import AsyncNetworking
 /// - `POST /answer/STATUS` (e.g. `/answer/307`): answers STATUS at once — 301/302/303/307/308
 ///   with `Location: /landed`; 401 with a Basic challenge and `denied`; 413 with `too large`;
 ///   200 with `early` — with `Connection: close` unless the path ends in `/keep`, then closes.
-/// - `/landed`: reads the whole body (its `Content-Length`) and answers `200` with `got N`.
+/// - `/landed`: reads the whole body (its `Content-Length`, or chunked) and answers `200` with `got N`.
 final class EarlyAnswerServer: Sendable {
     private let connections: RawSocketServer
     private let state = SanitizedMutex(State())
@@ -47,8 +47,7 @@ final class EarlyAnswerServer: Sendable {
             let keep = target.hasSuffix("/keep")
             return RawSocketIO.send(client, Self.answer(status, connectionClose: !keep))
         }
-        let length = RawSocketIO.contentLength(of: head)
-        guard RawSocketIO.read(client, into: &buffer, count: length) else { return }
+        guard let length = RawSocketIO.readBody(client, head: head, into: &buffer) else { return }
         state.withLock { $0.landedBodies.append(length) }
         let text = "got \(length)"
         RawSocketIO.send(client, "HTTP/1.1 200 OK\r\nContent-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n\(text)")

@@ -8,7 +8,10 @@ import Foundation
 /// - `/echo`: writes each piece of request body back the moment h11 hands it over;
 /// - `/first`: speaks first — `hello` — then `got N` after the request's end;
 ///
-/// and ends the response with the trailers `x-received: N` and `x-request-trailers: name=value;…`
+/// - `/complete-cl/NNN`, `/complete-chunked/NNN`: a complete `NNN` response — `complete NNN` with
+///   a `Content-Length`, or chunked and ended — at once, then reads whatever body still comes;
+///
+/// and (other paths) ends the response with the trailers `x-received: N` and `x-request-trailers: name=value;…`
 /// (or `-`): the request's trailer fields as h11 parsed them.
 enum H11DuplexPeer {
     /// Whether the `h11` package can be imported (`python3 -m pip install h11`).
@@ -49,14 +52,28 @@ async def handle(reader, writer):
             if isinstance(event, h11.Request):
                 path = event.target.decode()
                 received = 0
+                if path.startswith('/complete-'):
+                    status = int(path.rsplit('/', 1)[1])
+                    text = ('complete %d' % status).encode()
+                    if path.startswith('/complete-cl/'):
+                        await send(h11.Response(status_code=status, headers=[('content-length', str(len(text)))]))
+                    else:
+                        await send(h11.Response(status_code=status, headers=[('transfer-encoding', 'chunked')]))
+                    await send(h11.Data(data=text))
+                    await send(h11.EndOfMessage())
+                    continue
                 await send(h11.Response(status_code=200, headers=[('content-type', 'application/octet-stream'), ('transfer-encoding', 'chunked')]))
                 if path.startswith('/first'):
                     await send(h11.Data(data=b'hello'))
             elif isinstance(event, h11.Data):
                 received += len(event.data)
+                if path.startswith('/complete-'):
+                    continue
                 if path.startswith('/echo'):
                     await send(h11.Data(data=bytes(event.data)))
             elif isinstance(event, h11.EndOfMessage):
+                if path.startswith('/complete-'):
+                    break
                 if path.startswith('/first'):
                     await send(h11.Data(data=('got %d' % received).encode()))
                 fields = ';'.join('%s=%s' % (k.decode(), v.decode()) for k, v in event.headers) or '-'

@@ -7,7 +7,13 @@ import Foundation
 /// - `/echo`: writes each DATA frame's bytes back on the same stream the moment they arrive;
 /// - `/first`: speaks first — `hello` before any request data is read — then `got N` at the end;
 ///
-/// and ends the stream with the trailers `x-received: N` and `x-request-trailers:
+/// - `/complete-cl/NNN`, `/complete-nocl/NNN`, `/complete-reset/NNN`: a complete `NNN` response
+///   (`complete NNN`, with a `content-length` but for `-nocl`, the stream ended) before any request
+///   data is read; `-reset` then resets
+///   the stream with `NO_ERROR` (RFC 9113 §8.1: the client is to stop sending), the other keeps
+///   reading (and acknowledging) whatever data still comes;
+///
+/// and (other paths) ends the stream with the trailers `x-received: N` and `x-request-trailers:
 /// name=value;…` (or `-`: the request trailers it received).
 enum H2DuplexPeer {
     /// Whether the `h2` package can be imported (`python3 -m pip install h2`).
@@ -49,19 +55,37 @@ async def handle(reader, writer):
                     paths[sid] = dict(event.headers).get(':path', '/')
                     counts[sid] = 0
                     trailers[sid] = []
+                    if paths[sid].startswith('/complete-'):
+                        status = paths[sid].rsplit('/', 1)[1]
+                        text = ('complete %s' % status).encode()
+                        head = [(':status', status)]
+                        if not paths[sid].startswith('/complete-nocl/'):
+                            head.append(('content-length', str(len(text))))
+                        conn.send_headers(sid, head)
+                        conn.send_data(sid, text, end_stream=True)
+                        if paths[sid].startswith('/complete-reset/'):
+                            conn.reset_stream(sid, error_code=0)
+                        continue
                     conn.send_headers(sid, [(':status', '200'), ('content-type', 'application/octet-stream')])
                     if paths[sid].startswith('/first'):
                         conn.send_data(sid, b'hello')
                 elif isinstance(event, DataReceived):
                     sid = event.stream_id
-                    conn.acknowledge_received_data(event.flow_controlled_length, sid)
+                    try:
+                        conn.acknowledge_received_data(event.flow_controlled_length, sid)
+                    except Exception:
+                        pass  # a stream this peer reset: only the connection's window counts
                     counts[sid] += len(event.data)
+                    if paths[sid].startswith('/complete-'):
+                        continue
                     if paths[sid].startswith('/echo') and event.data:
                         conn.send_data(sid, event.data)
                 elif isinstance(event, TrailersReceived):
                     trailers[event.stream_id] = list(event.headers)
                 elif isinstance(event, StreamEnded):
                     sid = event.stream_id
+                    if paths[sid].startswith('/complete-'):
+                        continue
                     if paths[sid].startswith('/first'):
                         conn.send_data(sid, ('got %d' % counts[sid]).encode())
                     received = ';'.join('%s=%s' % (k, v) for k, v in trailers[sid]) or '-'

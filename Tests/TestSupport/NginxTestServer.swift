@@ -6,7 +6,8 @@ import AsyncNetworking
 
 /// An nginx on 127.0.0.1 offering HTTP/2 over TLS (ALPN `h2`), started in the foreground with a
 /// config of its own in a temporary directory, presenting the ``TestPKI`` leaf `good` (trust
-/// `ca.pem`). Serves `files` from its root, and from `/slow/` at 128 KiB/s per request. Needs `nginx` on the `PATH` (see ``isAvailable``).
+/// `ca.pem`). Serves `files` from its root, and from `/slow/` at 128 KiB/s per request; `/post`
+/// takes any method and body and answers `200 posted`. Needs `nginx` on the `PATH` (see ``isAvailable``).
 final class NginxTestServer: Sendable {
     let port: Int
     let directory: URL
@@ -58,6 +59,8 @@ final class NginxTestServer: Sendable {
                 root \(root.path);
                 # /slow/NAME: the same files at 128 KiB/s per request (parallel streams stay open).
                 location /slow/ { alias \(root.path)/; limit_rate 128k; }
+                # /post: any method; the body is read and dropped, the answer is `posted`.
+                location = /post { client_max_body_size 16m; return 200 "posted\\n"; }
               }
             }
             """

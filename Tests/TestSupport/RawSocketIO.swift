@@ -42,6 +42,35 @@ enum RawSocketIO {
         return true
     }
 
+    /// Reads a request body — chunked when the head says so, else its `Content-Length` — and
+    /// removes it from `buffer`; its length, or `nil` when the connection ended first.
+    static func readBody(_ client: Int32, head: String, into buffer: inout [UInt8]) -> Int? {
+        guard head.lowercased().contains("transfer-encoding: chunked") else {
+            let length = contentLength(of: head)
+            guard read(client, into: &buffer, count: length) else { return nil }
+            buffer.removeFirst(length)
+            return length
+        }
+        var total = 0
+        while true {
+            guard let end = read(client, into: &buffer, until: [13, 10]) else { return nil }
+            let text = String(decoding: buffer[0..<end], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(text.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
+            buffer.removeFirst(end + 2)
+            if size == 0 {
+                // The trailer section, up to its blank line.
+                while let line = read(client, into: &buffer, until: [13, 10]) {
+                    buffer.removeFirst(line + 2)
+                    if line == 0 { return total }
+                }
+                return nil
+            }
+            guard read(client, into: &buffer, count: size + 2) else { return nil }
+            buffer.removeFirst(size + 2)
+            total += size
+        }
+    }
+
     /// The request target of a head (`/path?query`), `/` when it has none.
     static func target(of head: String) -> String {
         head.split(separator: " ").dropFirst().first.map(String.init) ?? "/"

@@ -31,6 +31,7 @@ extension SessionManager {
     public func downloadTask(
         with request: URLRequest, to destination: DownloadDestination, options: DownloadOptions = .default
     ) throws(NetworkingError) -> TransferHandle {
+        let (request, upload) = try RequestCarriedBody.split(request)
         let (plan, file, point) = try DownloadPlan.prepare(request, to: destination, options: options)
         let id = nextTransferID()
         let channel = EventChannel(policy: options.transfer.buffer) { [weak self] in
@@ -39,7 +40,7 @@ extension SessionManager {
         let sink = DownloadSink(plan: plan, file: file, resumePoint: point, output: .events(channel))
         sink.reportLater = { [weak self, hold = options.transfer.completionHold] in self?.publishLater($0, hold: hold) }
         do {
-            _ = try register(request, id: id, upload: Self.downloadBody(of: request), options: options.transfer) { _ in sink }
+            _ = try register(request, id: id, upload: upload, options: options.transfer) { _ in sink }
         } catch {
             sink.abandon()
             throw error
@@ -76,19 +77,16 @@ extension SessionManager {
         _ request: URLRequest, to destination: DownloadDestination, options: DownloadOptions
     ) async throws(NetworkingError) -> (URL, HTTPURLResponse) {
         try await awaitTransfer(request) { manager, id, continuation throws(NetworkingError) in
+            let (request, upload) = try RequestCarriedBody.split(request)
             let (plan, file, point) = try DownloadPlan.prepare(request, to: destination, options: options)
             let sink = DownloadSink(plan: plan, file: file, resumePoint: point, output: .awaiting(continuation))
             sink.reportLater = { [weak manager, hold = options.transfer.completionHold] in manager?.publishLater($0, hold: hold) }
             do throws(NetworkingError) {
-                _ = try manager.register(request, id: id, upload: Self.downloadBody(of: request), options: options.transfer) { _ in sink }
+                _ = try manager.register(request, id: id, upload: upload, options: options.transfer) { _ in sink }
             } catch {
                 sink.abandon()
                 throw error
             }
         }
-    }
-
-    private static func downloadBody(of request: URLRequest) -> UploadSource {
-        request.httpBody.map(UploadSource.data) ?? .none
     }
 }

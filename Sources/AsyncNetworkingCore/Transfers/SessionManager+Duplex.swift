@@ -18,9 +18,14 @@ extension SessionManager {
     /// the response's bytes are bounded by ``TransferOptions/buffer`` as in
     /// ``stream(for:options:)``: a body that waits for the response must have its response read.
     ///
-    /// A response that is not `2xx`, or that ends, before the body does stops the upload: libcurl
-    /// sends no more body (closing the connection afterwards), the sequence is cancelled, and
-    /// that response is what you read. A sequence is iterated once: a request that must be sent
+    /// A complete response is delivered complete whatever the state of the body: a server that
+    /// answers at once — `2xx` or not, with a `Content-Length`, chunked, or with no body — while
+    /// the sequence is still producing (or waiting) gives you every byte and then the end of the
+    /// response body. The request body is then stopped (RFC 9112 §9.3: the HTTP/1.1 connection is
+    /// closed without the body's last chunk, so the server never sees a complete request; an
+    /// HTTP/2 stream is reset) and the sequence's iterating task is cancelled. With libcurl 7.88
+    /// such a body is sent over HTTP/1.1 even where HTTP/2 is allowed: it cannot tell the end of
+    /// an HTTP/2 response while the body is open (<doc:Transports>). A sequence is iterated once: a request that must be sent
     /// again (a 307/308, a retry with a credential) fails with
     /// ``NetworkingError/Kind/bodyStreamNotReplayable`` — use
     /// ``stream(for:fromSequence:trailers:options:)`` to re-send it.

@@ -47,9 +47,9 @@ extension SessionManager {
     /// 307/308); the file is deleted when the transfer ends, on every path.
     ///
     /// On curl the response head and body are read while the body is still being sent (full
-    /// duplex); a server that answers a `3xx`–`5xx` before the body ended stops the upload (libcurl
-    /// sends no more and closes the connection afterwards), and that response is the result. To
-    /// read the response while sending, use ``stream(for:from:trailers:options:)``.
+    /// duplex); a server whose complete response arrives before the body ended — any status —
+    /// stops the upload (no more is sent; the connection is closed), and that response is the
+    /// result. To read the response while sending, use ``stream(for:from:trailers:options:)``.
     ///
     /// Suspends until the transfer ends. Cancelling the calling task stops it (and the sequence)
     /// and throws ``NetworkingError/Kind/cancelled``.

@@ -66,12 +66,12 @@ extension SessionManager {
         _ request: URLRequest, body: UploadSource, options: TransferOptions, resources: UploadBodyResources
     ) throws(NetworkingError) -> TransferHandle {
         let id = nextTransferID()
-        let channel = EventChannel(policy: options.buffer) { [weak self] in
+        let channel = EventChannel(policy: options.eventBufferPolicy) { [weak self] in
             self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the event stream was cancelled or abandoned")) }
         }
         do {
             _ = try register(request, id: id, upload: body, options: options) { _ in
-                UploadBodySink(ChannelSink(channel: channel), resources: resources)
+                UploadBodySink(ChannelSink(channel: channel, flowControlled: !options.collectsWholeBody), resources: resources)
             }
         } catch {
             resources.release()

@@ -36,7 +36,7 @@ extension HTTPClient {
         encoding: MultipartEncoding = .default, serializer: Serializer,
         constructingBody: (inout MultipartFormData) throws -> Void
     ) async throws(NetworkingError) -> Serializer.Output {
-        try await multipartTask(
+        try await collectingWholeBodies.multipartTask(
             .post, url, parameters: parameters, headers: headers, encoding: encoding, serializer: serializer,
             constructingBody: constructingBody
         ).value
@@ -50,7 +50,7 @@ extension HTTPClient {
         encoding: MultipartEncoding = .default, as type: Value.Type, decoder: JSONDecoder? = nil,
         constructingBody: (inout MultipartFormData) throws -> Void
     ) async throws(NetworkingError) -> Value {
-        try await multipartTask(
+        try await collectingWholeBodies.multipartTask(
             .post, url, parameters: parameters, headers: headers, encoding: encoding,
             serializer: decodingSerializer(type, decoder), constructingBody: constructingBody
         ).value
@@ -64,7 +64,7 @@ extension HTTPClient {
         _ url: some URLConvertible, parameters: Parameters? = nil, headers: HTTPHeaders = [:],
         encoding: MultipartEncoding = .default, constructingBody: (inout MultipartFormData) throws -> Void
     ) async throws(NetworkingError) -> any Sendable {
-        try await multipartTask(
+        try await collectingWholeBodies.multipartTask(
             .post, url, parameters: parameters, headers: headers, encoding: encoding, serializer: clientSerializer,
             constructingBody: constructingBody
         ).value

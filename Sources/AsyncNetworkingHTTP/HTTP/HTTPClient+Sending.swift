@@ -119,6 +119,8 @@ extension HTTPClient {
     ) async throws(NetworkingError) -> (Data, HTTPURLResponse, TransferMetrics) {
         var options = transferOptions
         options.completionHold = hold
+        // One reader collects the whole body: never paused, so HTTP/2 where the server offers it.
+        options.collectsWholeBody = true
         let handle = try await manager.dataTask(with: request, options: options)
         hold?.register(handle.id)
         var iterator = handle.events.makeAsyncIterator()
@@ -147,5 +149,16 @@ extension HTTPClient {
         throw NetworkingError(
             .transport(.badServerResponse), "the transfer ended without an HTTP response", request: request
         )
+    }
+}
+
+extension HTTPClient {
+    /// This client for an awaiting call whose one reader collects the whole body (the upload and
+    /// multipart forms built on an ``HTTPTask``'s value): its transfers are never paused for the
+    /// reader, so on curl they get HTTP/2 where the server offers it, as the verbs' do.
+    var collectingWholeBodies: HTTPClient {
+        var client = self
+        client.transferOptions.collectsWholeBody = true
+        return client
     }
 }

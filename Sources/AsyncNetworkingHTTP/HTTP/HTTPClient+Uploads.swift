@@ -44,7 +44,7 @@ extension HTTPClient {
         _ body: UploadBody, to url: some URLConvertible, method: HTTPMethod = .post,
         headers: HTTPHeaders = [:], serializer: Serializer
     ) async throws(NetworkingError) -> Serializer.Output {
-        try await uploadTask(body, to: url, method: method, headers: headers, serializer: serializer).value
+        try await collectingWholeBodies.uploadTask(body, to: url, method: method, headers: headers, serializer: serializer).value
     }
 
     /// Uploads `body` to `url` and decodes the JSON response as `type`, under the client's
@@ -54,7 +54,9 @@ extension HTTPClient {
         _ body: UploadBody, to url: some URLConvertible, method: HTTPMethod = .post,
         headers: HTTPHeaders = [:], as type: Value.Type, decoder: JSONDecoder? = nil
     ) async throws(NetworkingError) -> Value {
-        try await uploadTask(body, to: url, method: method, headers: headers, serializer: decodingSerializer(type, decoder)).value
+        try await collectingWholeBodies.uploadTask(
+            body, to: url, method: method, headers: headers, serializer: decodingSerializer(type, decoder)
+        ).value
     }
 
     /// Uploads `body` to `url` and returns what the client-wide ``responseSerializer`` makes of the
@@ -63,7 +65,7 @@ extension HTTPClient {
     public func upload(
         _ body: UploadBody, to url: some URLConvertible, method: HTTPMethod = .post, headers: HTTPHeaders = [:]
     ) async throws(NetworkingError) -> any Sendable {
-        try await uploadTask(body, to: url, method: method, headers: headers, serializer: clientSerializer).value
+        try await collectingWholeBodies.uploadTask(body, to: url, method: method, headers: headers, serializer: clientSerializer).value
     }
 
     /// Starts uploading `body` and returns an ``HTTPTask`` whose events report upload progress.

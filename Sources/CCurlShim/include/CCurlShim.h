@@ -26,6 +26,8 @@ typedef struct ancurl_slist ancurl_slist;
 typedef size_t (*ancurl_data_callback)(char *buffer, size_t size, size_t nitems, void *userdata);
 /* curl_seek_callback: return 0 (ok), 1 (fail) or 2 (cannot seek). */
 typedef int (*ancurl_seek_callback)(void *userdata, int64_t offset, int origin);
+/* curl_debug_callback: (handle, curl_infotype, data, size, userptr); returns 0. */
+typedef int (*ancurl_debug_callback)(ancurl_easy *handle, int type, char *data, size_t size, void *userdata);
 /* curl_prereq_callback (libcurl 7.80): called once a connection is made or reused (TLS handshake
    and curl's own certificate checks done), before any byte of the request is sent. Return
    ANCURL_PREREQFUNC_OK or ANCURL_PREREQFUNC_ABORT (the transfer then ends with
@@ -87,6 +89,9 @@ typedef int (*ancurl_prereq_callback)(void *userdata, char *primary_ip, char *lo
 #define ANCURLOPT_CERTINFO              172
 #define ANCURLOPT_PINNEDPUBLICKEY       10230
 #define ANCURLOPT_CAINFO_BLOB           40309 /* libcurl 7.77 */
+#define ANCURLOPT_VERBOSE               41
+#define ANCURLOPT_DEBUGFUNCTION         20094
+#define ANCURLOPT_DEBUGDATA             10095
 #define ANCURLOPT_PREREQFUNCTION        20312 /* libcurl 7.80 */
 #define ANCURLOPT_PREREQDATA            10313 /* libcurl 7.80 */
 /* Proxies (values checked with curl_easy_option_by_name on libcurl 7.88.1). */
@@ -95,6 +100,10 @@ typedef int (*ancurl_prereq_callback)(void *userdata, char *primary_ip, char *lo
 #define ANCURLOPT_PROXYUSERNAME         10175
 #define ANCURLOPT_PROXYPASSWORD         10176
 #define ANCURLOPT_NOPROXY               10177
+
+/* curl_infotype values passed to the debug callback. */
+#define ANCURLINFO_TEXT     0
+#define ANCURLINFO_DATA_IN  3
 
 /* CURL_PREREQFUNC_* */
 #define ANCURL_PREREQFUNC_OK    0
@@ -225,6 +234,8 @@ int ancurl_load(char *err, size_t errlen);
 
 /* curl_version(), e.g. "libcurl/7.88.1 OpenSSL/3.0.17 ...". */
 const char *ancurl_version(void);
+/* curl_version_info()'s version_num: 0xXXYYZZ for libcurl XX.YY.ZZ (0x075801 is 7.88.1). */
+unsigned int ancurl_version_number(void);
 
 /* ---- Easy interface ---- */
 ancurl_easy *ancurl_easy_init(void);
@@ -250,6 +261,9 @@ int ancurl_easy_setopt_blob(ancurl_easy *easy, int option, const void *data, siz
 
 /* CURLOPT_PREREQFUNCTION. Returns CURLE_UNKNOWN_OPTION (48) on a libcurl older than 7.80. */
 int ancurl_easy_setopt_prereq(ancurl_easy *easy, ancurl_prereq_callback callback);
+
+/* CURLOPT_DEBUGFUNCTION (called only while CURLOPT_VERBOSE is on). */
+int ancurl_easy_setopt_debug(ancurl_easy *easy, ancurl_debug_callback callback);
 
 /* CURLINFO_CERTINFO (with CURLOPT_CERTINFO set): the number of certificates of the chain the
    server presented on the connection this transfer made (leaf first), or 0 when none was
@@ -315,3 +329,5 @@ size_t ancurl_drain_take(int port, void *buffer, size_t capacity);
 #include "ANTrailers.h"
 /* HTTP/2 multiplexing options (issue 23): CURLMOPT_PIPELINING, _MAX_CONCURRENT_STREAMS, CURLOPT_PIPEWAIT */
 #include "ANHTTP2.h"
+/* A TLS send that fails because the server answered and reset the connection ends the body (ANTLSWriteGuard.h) */
+#include "ANTLSWriteGuard.h"

@@ -1,9 +1,11 @@
 // Fuzz target: the curl transport's response head and trailer parser (CurlHeadParser), with what
-// reads the parsed head: Content-Length, the combined fields, Set-Cookie values, the early-response
-// completeness check and its raw-head splitter, and the expected body length.
+// reads the parsed head: Content-Length, the combined fields, Set-Cookie values, where the body
+// ends (CurlResponseEnd) and the early-response raw-head splitter, the expected body length; and
+// the chunked framing follower (CurlChunkedFraming) over the same bytes.
 //
 // Properties: no trap or sanitizer report; feeding the lines in one callback (as libcurl 7.88 does
-// after a pause) or one line per callback gives the same heads, trailers and failure.
+// after a pause) or one line per callback gives the same heads, trailers and failure; the chunk
+// framing reaches the same state whether the bytes come at once or one by one.
 import Foundation
 @testable import TransportSeam
 @testable import CurlTransport
@@ -40,9 +42,15 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         _ = head.setCookies
         _ = head.value(of: "Transfer-Encoding")
         _ = TransferState.expectedBodyLength(of: head, method: "GET")
-        _ = CurlEarlyResponse.isComplete(head, method: "POST", received: received, decodes: received & 1 == 0)
+        _ = CurlResponseEnd.bodyEnd(of: head, method: received & 1 == 0 ? "POST" : "HEAD")
+        _ = CurlEarlyResponse.endsWithoutItsBody(head)
         _ = CurlBodyDecoding.forHead(head)
     }
+    var atOnce = CurlChunkedFraming()
+    bytes.withUnsafeBytes { atOnce.consume($0) }
+    var byByte = CurlChunkedFraming()
+    for byte in bytes { withUnsafeBytes(of: byte) { byByte.consume($0) } }
+    precondition(atOnce == byByte)
     if let (lines, _) = CurlEarlyResponse.split(bytes) { precondition(lines.last == "\r\n" || lines.last == "\n") }
     return 0
 }

@@ -18,7 +18,7 @@ extension SessionManager {
     ///
     /// - Throws: ``NetworkingError``, as ``data(for:options:)`` does.
     public nonisolated func fetch(_ request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPResponseHead) {
-        let upload = request.httpBody.map(UploadSource.data) ?? .none
+        let (request, upload) = try RequestCarriedBody.split(request)
         let collected = try await awaitTransfer(request) { manager, id, continuation throws(NetworkingError) in
             let state = try manager.register(request, id: id, upload: upload, options: options) { _ in
                 CollectorSink(continuation: continuation)

@@ -81,6 +81,15 @@ extension SessionManager {
             // The cookie jar's `Cookie` for this attempt's URL (SessionManager+Cookies).
             let withCookies = try addingCookies(to: launching, for: state)
             request = try state.sink.request(forLaunching: withCookies, transfer: state)
+            // A body stream that is not the transfer's own (a hook's request) is never sent
+            // without its bytes on one transport and with them on another: refused on all.
+            if case .none = state.upload, request.httpBodyStream != nil {
+                throw NetworkingError(
+                    .unsupportedOperation,
+                    "a request with an httpBodyStream reached the transport outside the transfer's body (set by a hook?): it cannot be sent whole",
+                    request: request
+                )
+            }
             // The request is final: every field, whatever set it, passes the one header rule.
             try RequestValidation.validateHeaderFields(of: request, original: state.originalRequest)
             // Every attempt (a redirect's, a retry's) is judged by its own host's policy.

@@ -10,11 +10,22 @@ extension SessionManager {
     /// The event stream exists before the URLSession task starts, so nothing is missed however late
     /// you iterate. Events are buffered until read (memory bounded by ``TransferOptions/buffer``).
     ///
+    /// The request's own body is sent whole on every transport: `httpBody` with its length, and
+    /// `httpBodyStream` read as it is sent, chunked (any `Content-Length` on the request is then
+    /// removed). A stream is read once: a request that must be sent again (a 307/308, a retry with
+    /// a credential) fails with ``NetworkingError/Kind/bodyStreamNotReplayable`` rather than send
+    /// an empty or partial body (give a body you can make again to
+    /// ``uploadTask(with:bodyStream:options:)`` instead). The same holds for every call that takes
+    /// a request: ``data(for:options:)``, ``stream(for:options:)``, ``fetch(_:options:)``, the
+    /// downloads and the batches.
+    ///
     /// - Throws: ``NetworkingError/Kind/invalidURL`` or ``NetworkingError/Kind/unsupportedScheme(_:)``
-    ///   for a bad URL, ``NetworkingError/Kind/sessionInvalidated`` after invalidation — before
-    ///   anything is sent.
+    ///   for a bad URL, ``NetworkingError/Kind/sessionInvalidated`` after invalidation,
+    ///   ``NetworkingError/Kind/bodyStreamNotReplayable`` for an `httpBodyStream` that was already
+    ///   opened or handed to another transfer — before anything is sent.
     public func dataTask(with request: URLRequest, options: TransferOptions = .default) throws(NetworkingError) -> TransferHandle {
-        try makeHandle(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options, kind: .data)
+        let (sent, upload) = try RequestCarriedBody.split(request)
+        return try makeHandle(sent, upload: upload, options: options, kind: .data)
     }
 
     /// Starts an upload of `body` and returns its handle; upload progress events report the bytes sent.
@@ -40,6 +51,9 @@ extension SessionManager {
     /// the same request on the wire, handled the same way (see <doc:Coalescing>) — is joined
     /// instead of started again; cancelling then ends only this caller's wait, and so does this
     /// caller's ``TransferOptions/deadline`` (the shared transfer has none).
+    ///
+    /// The request's `httpBody` or `httpBodyStream` is sent whole, or the call fails with a typed
+    /// error: see ``dataTask(with:options:)``.
     public nonisolated func data(for request: URLRequest, options: TransferOptions = .default) async throws(NetworkingError) -> (Data, HTTPURLResponse) {
         // Coalescing (opt-in): identical GETs in flight share one transfer (HTTP/Coalescing).
         let shared = { var shared = options; shared.deadline = nil; return shared }()
@@ -52,7 +66,8 @@ extension SessionManager {
                 }
             }
         }
-        return try await collect(request, upload: request.httpBody.map(UploadSource.data) ?? .none, options: options, kind: .data)
+        let (sent, upload) = try RequestCarriedBody.split(request)
+        return try await collect(sent, upload: upload, options: options, kind: .data)
     }
 
     /// Loads `url` with a GET and returns the whole body and the response. See ``data(for:options:)``.
@@ -99,11 +114,11 @@ extension SessionManager {
     ) throws(NetworkingError) -> TransferHandle {
         var channel: EventChannel?
         let state = try register(request, upload: upload, options: options) { id in
-            let made = EventChannel(policy: options.buffer) { [weak self] in
+            let made = EventChannel(policy: options.eventBufferPolicy) { [weak self] in
                 self?.perform { $0.cancelTransfer(id, reason: NetworkingError(.cancelled, "the event stream was cancelled or abandoned")) }
             }
             channel = made
-            return ChannelSink(channel: made)
+            return ChannelSink(channel: made, flowControlled: !options.collectsWholeBody)
         }
         state.declaredKind = kind
         return TransferHandle(id: state.id, originalRequest: request, manager: self, lifetime: ConsumerLifetime(channel: channel!))

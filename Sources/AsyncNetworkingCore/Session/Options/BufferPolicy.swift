@@ -20,13 +20,15 @@
 ///   ``highWaterMark`` of 64 KiB or more nothing spills and ``Overflow-swift.enum/fail`` never
 ///   fires there; a slow consumer just slows the transfer. Below 64 KiB the window plus one write
 ///   can pass the mark, and the overflow applies.
-/// - **curl, HTTP/2**: by default never used for such transfers (``HTTP2Options/PausableTransfers-swift.enum/http1_1``):
-///   libcurl 7.88 grants each HTTP/2 stream a fixed 32 MiB window that a pause does not take
-///   back, so a paused stream would keep up to 32 MiB inside libcurl. With
+/// - **curl, HTTP/2**: with libcurl 7.88 never used for such transfers by default
+///   (``HTTP2Options/PausableTransfers-swift.enum/automatic``): libcurl 7.88 grants each HTTP/2
+///   stream a fixed 32 MiB window that a pause does not take back, so a paused stream would keep
+///   up to 32 MiB inside libcurl (from libcurl 8.1 they run over HTTP/2 with their window). With
 ///   ``HTTP2Options/PausableTransfers-swift.enum/http2`` they run as HTTP/2 streams that are never
 ///   paused for their consumer: the data is pushed as it arrives, as on URLSession below —
 ///   ``highWaterMark`` in memory, then spill or fail — and the server is not held back. Bodies
-///   collected whole keep HTTP/2 either way.
+///   collected whole keep HTTP/2 either way; the event stream of an awaiting ``HTTPClient`` call,
+///   which collects its body, is held in memory whatever this policy says.
 /// - **URLSession** (the Apple default; selectable on Linux) and managers made with
 ///   ``SessionManager/init(stubs:configuration:maxConcurrentTransfers:)`` (which run on it) push
 ///   data as it arrives: ``highWaterMark`` in memory, then ``Overflow-swift.enum/spillToDisk``

@@ -10,8 +10,10 @@
 ///
 /// A transfer the library may pause for its consumer — an event stream
 /// (``SessionManager/dataTask(with:options:)``), a body sequence (``SessionManager/stream(from:options:)``),
-/// a download — runs over HTTP/1.1 by default, even where the server offers HTTP/2 (see
-/// ``PausableTransfers-swift.enum``). Bodies collected whole are never paused and keep HTTP/2.
+/// a download — runs over HTTP/1.1 by default with libcurl before 8.1, even where the server
+/// offers HTTP/2, and over HTTP/2 with libcurl 8.1 and later (see ``PausableTransfers-swift.enum``).
+/// Bodies collected whole — ``SessionManager/data(for:options:)`` and every awaiting
+/// ``HTTPClient`` call — are never paused and always get HTTP/2 where the server offers it.
 public struct HTTP2Options: Sendable, Hashable {
     /// Which protocol carries a transfer the library may pause for its consumer.
     ///
@@ -24,7 +26,12 @@ public struct HTTP2Options: Sendable, Hashable {
     /// holds the server back, and at most its window (three quarters of
     /// ``BufferPolicy/highWaterMark``) is held.
     public enum PausableTransfers: Sendable, Hashable {
-        /// HTTP/1.1, one connection per running transfer (the default): memory per held
+        /// The default: HTTP/2 where the server offers it and the libcurl in use holds a paused
+        /// stream cheaply (libcurl 8.1 and later, read from `curl_version_info`), the receive
+        /// window kept over HTTP/2 so a held stream is paused; otherwise (libcurl 7.88, Debian
+        /// 12's) ``http1_1``.
+        case automatic
+        /// HTTP/1.1, one connection per running transfer: memory per held
         /// transfer is its window. Held transfers occupy connections, so with
         /// `httpMaximumConnectionsPerHost` of them held, further transfers to that origin wait
         /// for one to finish.
@@ -49,20 +56,21 @@ public struct HTTP2Options: Sendable, Hashable {
     /// `httpMaximumConnectionsPerHost`. The wait is the TLS handshake; once ALPN says HTTP/1.1
     /// the waiting requests open their own connections.
     public var waitsForMultiplexing: Bool
-    /// Which protocol carries a transfer the library may pause. Default ``PausableTransfers-swift.enum/http1_1``.
+    /// Which protocol carries a transfer the library may pause. Default ``PausableTransfers-swift.enum/automatic``.
     public var pausableTransfers: PausableTransfers
 
     /// Creates options; `maximumConcurrentStreams` is clamped to `1...Int32.max`.
     public init(
         maximumConcurrentStreams: Int = 100,
         waitsForMultiplexing: Bool = true,
-        pausableTransfers: PausableTransfers = .http1_1
+        pausableTransfers: PausableTransfers = .automatic
     ) {
         self.maximumConcurrentStreams = min(max(1, maximumConcurrentStreams), Int(Int32.max))
         self.waitsForMultiplexing = waitsForMultiplexing
         self.pausableTransfers = pausableTransfers
     }
 
-    /// 100 streams per connection, parallel requests wait to share one, pausable transfers on HTTP/1.1.
+    /// 100 streams per connection, parallel requests wait to share one, pausable transfers as
+    /// ``PausableTransfers-swift.enum/automatic`` says.
     public static let `default` = HTTP2Options()
 }

@@ -53,6 +53,19 @@ public struct TransferOptions: Sendable, Hashable {
     /// Set by ``HTTPClient`` for the transfers of its calls: their completion events wait for the
     /// call's outcome (``CompletionHold``). `nil` for manager calls.
     package var completionHold: CompletionHold?
+    /// Set by ``HTTPClient`` for the transfers of its awaiting calls, whose one reader collects the
+    /// whole body in memory: such a transfer is never paused for its reader — it has no receive
+    /// window, so on curl it asks for HTTP/2 where the server offers it, as
+    /// ``SessionManager/data(for:options:)`` does — and its events wait in memory whatever
+    /// ``buffer`` says (the body is bounded by ``maxResponseBytes``, as any collected body). `false`
+    /// for the manager's own calls.
+    package var collectsWholeBody = false
+
+    /// How the transfer's event stream buffers: ``buffer``, or all in memory for a body collected
+    /// whole (``collectsWholeBody``), which its reader holds in memory anyway.
+    var eventBufferPolicy: BufferPolicy {
+        collectsWholeBody ? BufferPolicy(highWaterMark: .max, lowWaterMark: .max) : buffer
+    }
 
     /// Creates options; every argument has the default described on its property.
     public init(

@@ -145,6 +145,14 @@ extension SessionManager {
             next.httpBodyStream = nil
             // The body comes from the transfer's upload source; a plain request keeps its own.
             next.httpBody = { if case .none = state.upload { return state.currentRequest.httpBody } else { return nil } }()
+        } else if next.httpBodyStream != nil {
+            // A hook's request with a stream the transfer does not own: FoundationNetworking would
+            // follow it without its bytes, a new attempt could not send it either. Refused alike.
+            return .fail(NetworkingError(
+                .unsupportedOperation,
+                "the redirect hook returned a request with an httpBodyStream: a redirect cannot send a new body stream",
+                request: state.originalRequest, response: response
+            ))
         }
         if engine.followsRedirects {
             return resendsBody ? .follow(next) : .followInAttempt(next)

@@ -89,8 +89,14 @@ final class ChannelSink: TransferSink {
 
     /// Cleared when another sink took the channel over (a data transfer that became a download).
     private var ownsChannel = true
+    /// Whether the transfer may be paused for its reader (a receive window on curl); `false` for
+    /// a body its one reader collects whole (``TransferOptions/collectsWholeBody``).
+    private let flowControlled: Bool
 
-    init(channel: EventChannel) { self.channel = channel }
+    init(channel: EventChannel, flowControlled: Bool = true) {
+        self.channel = channel
+        self.flowControlled = flowControlled
+    }
 
     /// Released before the transfer finished: its manager is gone. The stream ends instead of
     /// waiting forever (a no-op when it already ended).
@@ -122,7 +128,7 @@ final class ChannelSink: TransferSink {
     }
 
     func flowControlWindow(report: @escaping @Sendable (Int64) -> Void) -> Int? {
-        channel.flowControlWindow(report: report)
+        flowControlled ? channel.flowControlWindow(report: report) : nil
     }
 
     var consumedBytes: Int64 { channel.consumedBytes }

@@ -71,7 +71,13 @@ final class CurlSessionTransport: Sendable {
         options.totalTimeout = totalTimeout
         options.receiveWindow = window
         options.httpVersion = Self.httpVersion(forWindow: window, pausableTransfers: http2.pausableTransfers)
-        options.keepsWindowOverHTTP2 = http2.pausableTransfers == .http1_1
+        if case .producer = body, !CurlLibrary.endsHTTP2ResponsesWhileSending {
+            // libcurl 7.88 cannot tell that an HTTP/2 response ended while a produced body is
+            // still open (no content-length, or a NO_ERROR reset): it would never end (CurlResponseEnd).
+            options.httpVersion = .http1_1
+        }
+        // Only an explicit `.http2` gives up the window on an HTTP/2 stream (see HTTP2Options).
+        options.keepsWindowOverHTTP2 = http2.pausableTransfers != .http2
         options.keepsOffMultiplexedConnections = options.httpVersion == .http1_1 && url.scheme?.lowercased() == "https"
         // Only where ALPN can answer h2: over cleartext libcurl would make parallel requests
         // wait for the first response head before opening connections of their own.
@@ -81,10 +87,13 @@ final class CurlSessionTransport: Sendable {
         return (CurlRequest(url: url, method: method, headers: headers, body: body, options: options), stream)
     }
 
-    /// The HTTP version an attempt asks for. A transfer that flow control may pause (it has a
-    /// receive window: an event stream, a body sequence, a download) runs over HTTP/1.1 unless
-    /// `pausableTransfers` is ``HTTP2Options/PausableTransfers-swift.enum/http2``; one that is
-    /// never paused (a body collected in memory) asks for HTTP/2 over TLS when ALPN offers it.
+    /// The HTTP version an attempt asks for. One that is never paused (a body collected in
+    /// memory: ``SessionManager/data(for:options:)``, every awaiting ``HTTPClient`` call) asks for
+    /// HTTP/2 over TLS when ALPN offers it. One that flow control may pause (it has a receive
+    /// window: an event stream, a body sequence, a download) asks for HTTP/2 too when
+    /// `pausableTransfers` is ``HTTP2Options/PausableTransfers-swift.enum/http2``, or
+    /// ``HTTP2Options/PausableTransfers-swift.enum/automatic`` with a libcurl that holds a paused
+    /// stream cheaply (`CurlLibrary.pausesHTTP2StreamsCheaply`: 8.1 and later); else HTTP/1.1.
     ///
     /// Why (libcurl 7.88, `lib/http2.c`): every stream is granted `HTTP2_HUGE_WINDOW_SIZE`
     /// (32 MiB) in SETTINGS_INITIAL_WINDOW_SIZE; pausing (`http2_data_pause`) sets the stream's
@@ -95,9 +104,16 @@ final class CurlSessionTransport: Sendable {
     /// its pause buffer), so up to 32 MiB per held stream waits inside libcurl. Measured against
     /// nginx: 99 held streams, +3.5 GiB and the one read stream at 1.9 MiB/s. Over HTTP/1.1 a
     /// paused transfer stops reading its own socket and TCP holds the server back.
-    static func httpVersion(forWindow window: Int?, pausableTransfers: HTTP2Options.PausableTransfers = .http1_1) -> CurlHTTPVersion {
-        if window == nil || pausableTransfers == .http2 { return .automatic }
-        return .http1_1
+    static func httpVersion(
+        forWindow window: Int?, pausableTransfers: HTTP2Options.PausableTransfers = .automatic,
+        pausesHTTP2StreamsCheaply: Bool = CurlLibrary.pausesHTTP2StreamsCheaply
+    ) -> CurlHTTPVersion {
+        guard window != nil else { return .automatic }
+        switch pausableTransfers {
+        case .http2: return .automatic
+        case .http1_1: return .http1_1
+        case .automatic: return pausesHTTP2StreamsCheaply ? .automatic : .http1_1
+        }
     }
 }
 
