@@ -275,7 +275,9 @@ final class CurlLoopCore {
             guard let easy, let transfer = transfersByEasy[easy] else { continue }
             _ = ancurl_multi_remove(multi, easy)
             if restartOnFreshConnection(transfer) { continue }
-            finish(transfer, code: CurlResponseEnd.code(of: transfer, curlCode: result), message: nil, cancelled: false)
+            let code = CurlResponseEnd.code(of: transfer, curlCode: result)
+            if CurlStaleConnection.shouldResend(transfer, code: code), resendOnFreshConnection(transfer) { continue }
+            finish(transfer, code: code, message: nil, cancelled: false)
             completedThisTurn = true
         }
     }
@@ -286,6 +288,17 @@ final class CurlLoopCore {
         guard transfer.wantsFreshConnection, transfer.restartsForTrust == 0 else { return false }
         transfer.wantsFreshConnection = false
         transfer.restartsForTrust += 1
+        transfer.errorBuffer[0] = 0
+        guard ancurl_easy_setopt_long(transfer.easy, ANCURLOPT_FRESH_CONNECT, 1) == ANCURLE_OK,
+              ancurl_multi_add(multi, transfer.easy) == ANCURLM_OK else { return false }
+        return true
+    }
+
+    /// Sends a transfer again on a new connection, its body from the start: the kept-alive
+    /// connection it was written on had been closed by the server (see ``CurlStaleConnection``).
+    private func resendOnFreshConnection(_ transfer: CurlTransfer) -> Bool {
+        transfer.staleConnectionResends += 1
+        transfer.rewindForResend()
         transfer.errorBuffer[0] = 0
         guard ancurl_easy_setopt_long(transfer.easy, ANCURLOPT_FRESH_CONNECT, 1) == ANCURLE_OK,
               ancurl_multi_add(multi, transfer.easy) == ANCURLM_OK else { return false }

@@ -63,6 +63,9 @@ final class CurlTransfer {
     var wantsFreshConnection = false
     /// How often the transfer started over for a new connection (at most once).
     var restartsForTrust = 0
+    /// How often the transfer was sent again after a stale kept-alive connection (at most once;
+    /// see ``CurlStaleConnection``).
+    var staleConnectionResends = 0
 
     /// A status line arrived (the server started answering).
     private(set) var receivedStatusLine = false
@@ -257,6 +260,17 @@ final class CurlTransfer {
         pendingSent = true
         core.notePending(self)
         return count
+    }
+
+    /// Starts the body over for a resend on a fresh connection (``CurlStaleConnection``): nothing
+    /// of it counts as sent, and the early-response watch arms again on the new connection.
+    func rewindForResend() {
+        CurlEarlyResponse.disarm(self)
+        earlyResponsePort = nil
+        bodyOffset = 0
+        bytesSent = 0
+        pendingSent = true
+        core.notePending(self)
     }
 
     /// `CURLOPT_SEEKFUNCTION`: curl rewinds the body to send it again (a retried request).
