@@ -7,6 +7,16 @@ enum MIMEType {
         table[pathExtension.lowercased()] ?? "application/octet-stream"
     }
 
+    /// The type for a file name's extension: what follows the last `.` of its last `/`-separated
+    /// component, unless that dot starts the component. Computed here on the name's scalars, never
+    /// with `NSString.pathExtension`, which traps inside Foundation on some names (found by the
+    /// multipart fuzz target: a name of `/`s and bytes that are not UTF-8).
+    static func forFileName(_ name: String) -> String {
+        let component = name.unicodeScalars.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring.UnicodeScalarView()
+        guard let dot = component.lastIndex(of: "."), dot != component.startIndex else { return forPathExtension("") }
+        return forPathExtension(String(String.UnicodeScalarView(component[component.index(after: dot)...])))
+    }
+
     private static let table: [String: String] = [
         "txt": "text/plain", "text": "text/plain", "log": "text/plain", "md": "text/markdown",
         "html": "text/html", "htm": "text/html", "css": "text/css", "csv": "text/csv", "tsv": "text/tab-separated-values",

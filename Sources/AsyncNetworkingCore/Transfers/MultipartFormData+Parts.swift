@@ -27,7 +27,7 @@ extension MultipartFormData {
         guard length >= 0 else {
             throw NetworkingError(.requestSerializationFailed, "a multipart stream part cannot have a negative length (\(length))")
         }
-        let type = mimeType ?? filename.map { MIMEType.forPathExtension(($0 as NSString).pathExtension) }
+        let type = mimeType ?? filename.map(MIMEType.forFileName)
         parts.append(Part(name: name, filename: filename, mimeType: type, content: .stream(length: length, make: makeStream)))
     }
 

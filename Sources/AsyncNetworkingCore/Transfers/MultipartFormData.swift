@@ -86,7 +86,7 @@ public struct MultipartFormData: Sendable {
     ///   - mimeType: the part's `Content-Type`. Default: inferred from `filename`'s extension when
     ///     there is a file name (else `application/octet-stream`), none otherwise.
     public mutating func append(_ data: Data, name: String, filename: String? = nil, mimeType: String? = nil) {
-        let type = mimeType ?? filename.map { MIMEType.forPathExtension(($0 as NSString).pathExtension) }
+        let type = mimeType ?? filename.map(MIMEType.forFileName)
         parts.append(Part(name: name, filename: filename, mimeType: type, content: .data(data)))
     }
 
@@ -102,7 +102,7 @@ public struct MultipartFormData: Sendable {
     public mutating func append(fileAt fileURL: URL, name: String, filename: String? = nil, mimeType: String? = nil) throws(NetworkingError) {
         try Self.checkReadable(fileURL)
         let filename = filename ?? fileURL.lastPathComponent
-        let type = mimeType ?? MIMEType.forPathExtension((filename as NSString).pathExtension)
+        let type = mimeType ?? MIMEType.forFileName(filename)
         parts.append(Part(name: name, filename: filename, mimeType: type, content: .file(fileURL)))
     }
 
